@@ -1,0 +1,623 @@
+//! One user action under a finite retry budget, as a state machine that never reads a clock.
+//!
+//! The driver (a browser, a simulation, a test) reports what happened with the elapsed time it
+//! happened at, and gets back a [`Decision`]: send an attempt, keep waiting for one, wait until a
+//! time, or stop. Elapsed time is counted from the first attempt's start, so [`Action::start`]
+//! is elapsed zero by definition. Every decision is recorded in the trace.
+//!
+//! The order of the checks after a response is the whole retry policy, in one place:
+//! success, not retryable, attempts used up, how to read `Retry-After`, then the gate (does the
+//! wait *and* a full per-attempt cap fit in what is left of the budget?).
+
+use core::time::Duration;
+
+use crate::policy::{Policy, PolicyError};
+use crate::retry_after::{RetryAfter, RetryAfterKind};
+use crate::utc::UtcTime;
+
+/// What the driver must do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Send attempt `attempt` now, and report its response or failure. If it is still running
+    /// at elapsed `abort_at` (its cap), call [`Action::on_timer`] then: the model will stop it.
+    Send { attempt: u32, abort_at: Duration },
+    /// An attempt is in flight; a timer fired before its cap. Keep waiting, at most until
+    /// `abort_at`.
+    Await { abort_at: Duration },
+    /// Send nothing until elapsed `until`, then call [`Action::on_timer`]. The gate is checked
+    /// again at that call, against the time the timer really fired.
+    Wait { until: Duration },
+    /// The action is over. Abort anything in flight, clear every timer, send nothing more.
+    Stop(Outcome),
+}
+
+/// How an action ended. The last HTTP response is kept apart from this: "stopped: budget" and
+/// "last response: 429" are different facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// A 2xx response arrived.
+    Success,
+    /// The next wait plus a full per-attempt cap would not fit in the budget.
+    BudgetExhausted,
+    /// The last allowed attempt was answered with a retryable status.
+    AttemptsExhausted,
+    /// The screen stopped owning the action.
+    UserLeft,
+    /// `Retry-After` was a date, and no trusted clock could turn it into a wait.
+    ClockUntrusted,
+    /// A status that the policy does not retry.
+    NotRetryable,
+    /// The request failed below HTTP, or ran past its cap.
+    TransportError,
+}
+
+impl Outcome {
+    /// The outcome's name in the replay output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Success => "success",
+            Outcome::BudgetExhausted => "budget_exhausted",
+            Outcome::AttemptsExhausted => "attempts_exhausted",
+            Outcome::UserLeft => "user_left",
+            Outcome::ClockUntrusted => "clock_untrusted",
+            Outcome::NotRetryable => "not_retryable",
+            Outcome::TransportError => "transport_error",
+        }
+    }
+}
+
+/// Why a request produced no HTTP response.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TransportError {
+    /// It was still running when its per-attempt cap elapsed, and was aborted.
+    TimedOut,
+    /// Anything else, named by the driver (`"network"`, for example).
+    Failed(String),
+}
+
+impl TransportError {
+    /// A word for the failure: `timed_out`, or the driver's own.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TransportError::TimedOut => "timed_out",
+            TransportError::Failed(word) => word,
+        }
+    }
+}
+
+/// The evidence available for turning an HTTP-date into a wait: the UTC time at which the
+/// response was received, and whose clock says so.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReceiptClock {
+    /// The response's own `Date` header, or a scenario's supplied wall clock: the same clock
+    /// that wrote the date in `Retry-After`, so a wrong local clock cannot skew the wait.
+    Server(UtcTime),
+    /// The local wall clock. Used only when the policy trusts it.
+    Local(UtcTime),
+    /// No usable clock at all.
+    Absent,
+}
+
+/// One HTTP response, as the driver received it.
+#[derive(Clone, Copy, Debug)]
+pub struct Response<'a> {
+    /// The HTTP status.
+    pub status: u16,
+    /// The `Retry-After` value as received; `None` when absent (or hidden cross-origin).
+    pub retry_after: Option<&'a str>,
+    /// The receipt time, for interpreting a date.
+    pub clock: ReceiptClock,
+}
+
+/// Where a wait's length came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WaitSource {
+    /// `Retry-After` in delay-seconds.
+    ServerSeconds,
+    /// `Retry-After` as an HTTP-date, measured from the receipt time.
+    ServerDate,
+    /// No `Retry-After`: the local fallback.
+    FallbackMissing,
+    /// An unreadable `Retry-After`: the local fallback.
+    FallbackInvalid,
+}
+
+impl WaitSource {
+    /// Whether the server set this delay (and so it must never be shortened).
+    pub const fn is_server(self) -> bool {
+        matches!(self, WaitSource::ServerSeconds | WaitSource::ServerDate)
+    }
+}
+
+/// A wait the model planned after a retryable response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlannedWait {
+    /// The attempt whose response asked for it.
+    pub after_attempt: u32,
+    /// Where the delay came from.
+    pub source: WaitSource,
+    /// The delay before the local floor: the server's, or the fallback.
+    pub delay: Duration,
+    /// The wait itself: `max(min_wait, delay)`.
+    pub wait: Duration,
+    /// When the wait began (the response's receipt).
+    pub from: Duration,
+    /// The earliest start of the next attempt: `from + wait`, saturating.
+    pub until: Duration,
+}
+
+/// How the last HTTP response's `Retry-After` was read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RetryAfterReading {
+    /// The header, parsed, with its raw text.
+    pub header: RetryAfter,
+    /// The kind after interpretation: a date that cannot exist once its two-digit year is
+    /// resolved reads as invalid.
+    pub kind: RetryAfterKind,
+    /// The server's delay, when it gave a usable one.
+    pub delay: Option<Duration>,
+}
+
+/// The last HTTP response the action received.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LastResponse {
+    /// Its attempt.
+    pub attempt: u32,
+    /// Its status.
+    pub status: u16,
+    /// When it was received.
+    pub at: Duration,
+    /// Its `Retry-After`.
+    pub retry_after: RetryAfterReading,
+}
+
+/// What happened, in order. Every decision records the budget left at that moment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// An attempt started.
+    Start {
+        at: Duration,
+        attempt: u32,
+        remaining: Duration,
+    },
+    /// A response was received, with how its `Retry-After` read.
+    Receipt {
+        at: Duration,
+        attempt: u32,
+        status: u16,
+        retry_after: RetryAfterReading,
+    },
+    /// An attempt failed without a response.
+    Failure {
+        at: Duration,
+        attempt: u32,
+        error: TransportError,
+    },
+    /// A wait began.
+    Wait {
+        at: Duration,
+        plan: PlannedWait,
+        remaining: Duration,
+    },
+    /// A timer fired; `due` is when it was meant to.
+    Timer { at: Duration, due: Duration },
+    /// The screen stopped owning the action.
+    Left { at: Duration },
+    /// The action ended.
+    Stop {
+        at: Duration,
+        outcome: Outcome,
+        remaining: Duration,
+    },
+}
+
+/// Why the action stopped, with what the visible text needs to explain it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StopCause {
+    /// A 2xx arrived.
+    Success,
+    /// A status the policy does not retry.
+    NotRetryable,
+    /// The last attempt was rate limited too.
+    AttemptsExhausted,
+    /// At the response, the planned wait plus a full cap did not fit.
+    NoRoom(PlannedWait),
+    /// The timer fired too late to reserve a full cap before the deadline.
+    LateWake { plan: PlannedWait, woke: Duration },
+    /// A date arrived without a trusted clock.
+    ClockUntrusted,
+    /// The request failed.
+    Transport(TransportError),
+    /// The user left, during a request (`in_flight`) or a wait.
+    Left { in_flight: bool },
+}
+
+impl StopCause {
+    /// The outcome this cause reports.
+    pub const fn outcome(&self) -> Outcome {
+        match self {
+            StopCause::Success => Outcome::Success,
+            StopCause::NotRetryable => Outcome::NotRetryable,
+            StopCause::AttemptsExhausted => Outcome::AttemptsExhausted,
+            StopCause::NoRoom(_) | StopCause::LateWake { .. } => Outcome::BudgetExhausted,
+            StopCause::ClockUntrusted => Outcome::ClockUntrusted,
+            StopCause::Transport(_) => Outcome::TransportError,
+            StopCause::Left { .. } => Outcome::UserLeft,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    InFlight {
+        attempt: u32,
+        started: Duration,
+        abort_at: Duration,
+    },
+    Waiting(PlannedWait),
+    Stopped,
+}
+
+/// One user action and its budget. Create one per user action: a new action is a new, explicit
+/// budget, and an old one never continues in the background.
+#[derive(Clone, Debug)]
+pub struct Action {
+    policy: Policy,
+    phase: Phase,
+    now: Duration,
+    attempt_starts: Vec<Duration>,
+    request_time: Duration,
+    wait_time: Duration,
+    last_response: Option<LastResponse>,
+    stop: Option<(Duration, StopCause)>,
+    events: Vec<Event>,
+}
+
+impl Action {
+    /// Starts a new action under `policy`: its first attempt starts now, at elapsed zero, and
+    /// the returned decision says to send it. An invalid policy starts nothing.
+    pub fn start(policy: Policy) -> Result<(Action, Decision), PolicyError> {
+        policy.validate()?;
+        let mut action = Action {
+            policy,
+            phase: Phase::Stopped,
+            now: Duration::ZERO,
+            attempt_starts: Vec::new(),
+            request_time: Duration::ZERO,
+            wait_time: Duration::ZERO,
+            last_response: None,
+            stop: None,
+            events: Vec::new(),
+        };
+        let first = action.start_attempt(Duration::ZERO);
+        Ok((action, first))
+    }
+
+    /// A response to the attempt in flight was received at elapsed `now`. A response that is
+    /// not awaited (the action stopped, or the user left) is ignored: it never updates anything.
+    pub fn on_response(&mut self, now: Duration, response: Response<'_>) -> Decision {
+        let Phase::InFlight {
+            attempt, started, ..
+        } = self.phase
+        else {
+            return self.decision();
+        };
+        let now = self.advance(now);
+        self.request_time = self
+            .request_time
+            .saturating_add(now.saturating_sub(started));
+        let status = response.status;
+
+        let header = RetryAfter::parse(response.retry_after);
+        let mut reading = RetryAfterReading {
+            kind: header.kind(),
+            header,
+            delay: None,
+        };
+        // The order of these checks is the retry policy.
+        let cause = if (200..300).contains(&status) {
+            Some(StopCause::Success)
+        } else if !self.policy.retries(status) {
+            Some(StopCause::NotRetryable)
+        } else if attempt >= self.policy.max_attempts {
+            Some(StopCause::AttemptsExhausted)
+        } else {
+            None
+        };
+        // Even when the action stops here, record how the server's timing reads.
+        let delay = self.server_delay(&mut reading, response.clock);
+        self.events.push(Event::Receipt {
+            at: now,
+            attempt,
+            status,
+            retry_after: reading.clone(),
+        });
+        self.last_response = Some(LastResponse {
+            attempt,
+            status,
+            at: now,
+            retry_after: reading,
+        });
+        if let Some(cause) = cause {
+            return self.finish(cause);
+        }
+        let (source, delay) = match delay {
+            ServerDelay::Usable(source, delay) => (source, delay),
+            ServerDelay::Untrusted => return self.finish(StopCause::ClockUntrusted),
+            ServerDelay::Fallback(source) => (source, self.policy.fallback_wait(attempt)),
+        };
+        let wait = delay.max(self.policy.min_wait);
+        let plan = PlannedWait {
+            after_attempt: attempt,
+            source,
+            delay,
+            wait,
+            from: now,
+            until: now.saturating_add(wait),
+        };
+        // The gate: never shorten a valid delay to squeeze a request in; reserve a full cap.
+        if !self.fits(plan.until) {
+            return self.finish(StopCause::NoRoom(plan));
+        }
+        let remaining = self.remaining(now);
+        self.events.push(Event::Wait {
+            at: now,
+            plan,
+            remaining,
+        });
+        self.phase = Phase::Waiting(plan);
+        self.decision()
+    }
+
+    /// The attempt in flight failed without a response at elapsed `now`.
+    pub fn on_transport_error(&mut self, now: Duration, error: TransportError) -> Decision {
+        let Phase::InFlight {
+            attempt, started, ..
+        } = self.phase
+        else {
+            return self.decision();
+        };
+        let now = self.advance(now);
+        self.request_time = self
+            .request_time
+            .saturating_add(now.saturating_sub(started));
+        self.events.push(Event::Failure {
+            at: now,
+            attempt,
+            error: error.clone(),
+        });
+        self.finish(StopCause::Transport(error))
+    }
+
+    /// A timer fired at elapsed `now`. During a wait: a timer that fired early keeps waiting for
+    /// the rest, and one that fired on time or late rechecks the gate against `now`, never
+    /// reusing the earlier check. During a request: at or after its cap the request is stopped
+    /// as timed out.
+    pub fn on_timer(&mut self, now: Duration) -> Decision {
+        match self.phase {
+            Phase::Waiting(plan) => {
+                let now = self.advance(now);
+                self.events.push(Event::Timer {
+                    at: now,
+                    due: plan.until,
+                });
+                if now < plan.until {
+                    return self.decision();
+                }
+                self.wait_time = self.wait_time.saturating_add(now.saturating_sub(plan.from));
+                if !self.fits(now) {
+                    return self.finish(StopCause::LateWake { plan, woke: now });
+                }
+                self.start_attempt(now)
+            }
+            Phase::InFlight { abort_at, .. } => {
+                if self.now.max(now) < abort_at {
+                    return self.decision();
+                }
+                self.on_transport_error(now, TransportError::TimedOut)
+            }
+            Phase::Stopped => self.decision(),
+        }
+    }
+
+    /// The screen stopped owning the action at elapsed `now`: the user navigated away, or a new
+    /// action replaced this one. Whatever was in flight or pending is abandoned for good.
+    pub fn on_leave(&mut self, now: Duration) -> Decision {
+        let in_flight = match self.phase {
+            Phase::Stopped => return self.decision(),
+            Phase::InFlight { started, .. } => {
+                let now = self.advance(now);
+                self.request_time = self
+                    .request_time
+                    .saturating_add(now.saturating_sub(started));
+                true
+            }
+            Phase::Waiting(plan) => {
+                let now = self.advance(now);
+                self.wait_time = self.wait_time.saturating_add(now.saturating_sub(plan.from));
+                false
+            }
+        };
+        let now = self.advance(now);
+        self.events.push(Event::Left { at: now });
+        self.finish(StopCause::Left { in_flight })
+    }
+
+    /// What the driver should be doing now.
+    pub fn decision(&self) -> Decision {
+        match self.phase {
+            Phase::InFlight { abort_at, .. } => Decision::Await { abort_at },
+            Phase::Waiting(plan) => Decision::Wait { until: plan.until },
+            // A stopped action always has its cause; the fallback only keeps this total.
+            Phase::Stopped => Decision::Stop(
+                self.stop
+                    .as_ref()
+                    .map_or(Outcome::UserLeft, |(_, cause)| cause.outcome()),
+            ),
+        }
+    }
+
+    /// The elapsed time at which the driver must call [`Action::on_timer`]: the end of the
+    /// current wait, or the cap of the attempt in flight. `None` when nothing is pending.
+    pub fn next_wakeup(&self) -> Option<Duration> {
+        match self.phase {
+            Phase::InFlight { abort_at, .. } => Some(abort_at),
+            Phase::Waiting(plan) => Some(plan.until),
+            Phase::Stopped => None,
+        }
+    }
+
+    /// The policy this action runs under.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Attempts started so far.
+    pub fn attempts(&self) -> u32 {
+        u32::try_from(self.attempt_starts.len()).unwrap_or(u32::MAX)
+    }
+
+    /// When each attempt started.
+    pub fn attempt_starts(&self) -> &[Duration] {
+        &self.attempt_starts
+    }
+
+    /// Time spent with a request in flight, each attempt counted once.
+    pub fn request_time(&self) -> Duration {
+        self.request_time
+    }
+
+    /// Time spent waiting between attempts, each wait counted once.
+    pub fn wait_time(&self) -> Duration {
+        self.wait_time
+    }
+
+    /// The latest elapsed time the action has seen; once stopped, the time it stopped.
+    pub fn elapsed(&self) -> Duration {
+        match &self.stop {
+            Some((at, _)) => *at,
+            None => self.now,
+        }
+    }
+
+    /// The last HTTP response received, whatever the outcome.
+    pub fn last_response(&self) -> Option<&LastResponse> {
+        self.last_response.as_ref()
+    }
+
+    /// The wait in progress, if any.
+    pub fn pending_wait(&self) -> Option<&PlannedWait> {
+        match &self.phase {
+            Phase::Waiting(plan) => Some(plan),
+            _ => None,
+        }
+    }
+
+    /// The attempt in flight, if any.
+    pub fn in_flight(&self) -> Option<u32> {
+        match self.phase {
+            Phase::InFlight { attempt, .. } => Some(attempt),
+            _ => None,
+        }
+    }
+
+    /// Why and when the action stopped, once it has.
+    pub fn stopped(&self) -> Option<(Duration, &StopCause)> {
+        self.stop.as_ref().map(|(at, cause)| (*at, cause))
+    }
+
+    /// Everything that happened, in order.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// The budget left at elapsed `at`.
+    pub fn remaining(&self, at: Duration) -> Duration {
+        self.policy.budget.saturating_sub(at)
+    }
+
+    /// Whether an attempt starting at `start` could run its full cap inside the budget.
+    fn fits(&self, start: Duration) -> bool {
+        start.saturating_add(self.policy.attempt_cap) <= self.policy.budget
+    }
+
+    /// Moves the model's clock to `now`. Elapsed time never runs backwards: an earlier `now`
+    /// (a driver bug) is read as the latest time already seen, rather than panicking.
+    fn advance(&mut self, now: Duration) -> Duration {
+        self.now = self.now.max(now);
+        self.now
+    }
+
+    fn start_attempt(&mut self, now: Duration) -> Decision {
+        let now = self.advance(now);
+        self.attempt_starts.push(now);
+        let attempt = self.attempts();
+        let abort_at = now.saturating_add(self.policy.attempt_cap);
+        self.events.push(Event::Start {
+            at: now,
+            attempt,
+            remaining: self.remaining(now),
+        });
+        self.phase = Phase::InFlight {
+            attempt,
+            started: now,
+            abort_at,
+        };
+        Decision::Send { attempt, abort_at }
+    }
+
+    fn finish(&mut self, cause: StopCause) -> Decision {
+        let at = self.now;
+        let outcome = cause.outcome();
+        self.events.push(Event::Stop {
+            at,
+            outcome,
+            remaining: self.remaining(at),
+        });
+        self.phase = Phase::Stopped;
+        self.stop = Some((at, cause));
+        Decision::Stop(outcome)
+    }
+
+    /// Reads the server's timing from `reading`, completing its kind and delay.
+    fn server_delay(&self, reading: &mut RetryAfterReading, clock: ReceiptClock) -> ServerDelay {
+        match &reading.header {
+            RetryAfter::Missing => ServerDelay::Fallback(WaitSource::FallbackMissing),
+            RetryAfter::Invalid { .. } => ServerDelay::Fallback(WaitSource::FallbackInvalid),
+            RetryAfter::Seconds { secs, .. } => {
+                let delay = Duration::from_secs(*secs);
+                reading.delay = Some(delay);
+                ServerDelay::Usable(WaitSource::ServerSeconds, delay)
+            }
+            RetryAfter::Date { date, .. } => {
+                let receipt = match clock {
+                    ReceiptClock::Server(at) => at,
+                    ReceiptClock::Local(at) if self.policy.trust_local_clock => at,
+                    ReceiptClock::Local(_) | ReceiptClock::Absent => {
+                        return ServerDelay::Untrusted;
+                    }
+                };
+                match date.resolve(receipt) {
+                    Some(when) => {
+                        // A past date clamps to zero; the local floor applies after.
+                        let delay = when.saturating_duration_since(receipt);
+                        reading.delay = Some(delay);
+                        ServerDelay::Usable(WaitSource::ServerDate, delay)
+                    }
+                    None => {
+                        reading.kind = RetryAfterKind::Invalid;
+                        ServerDelay::Fallback(WaitSource::FallbackInvalid)
+                    }
+                }
+            }
+        }
+    }
+}
+
+enum ServerDelay {
+    Usable(WaitSource, Duration),
+    Untrusted,
+    Fallback(WaitSource),
+}

@@ -1,0 +1,135 @@
+//! Runs a scenario through the model, exactly as a driver would: the same [`Action`] calls, fed
+//! with the scenario's scripted times instead of a clock.
+
+use core::time::Duration;
+
+use serde_json::Value;
+
+use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};
+use crate::report::Report;
+use crate::scenario::{Reply, Scenario, ScenarioError};
+
+/// Replays `scenario` and checks its `expect` figures. Fails only when the run needs more
+/// responses than the scenario lists.
+pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
+    let (mut action, mut decision) = Action::start(scenario.policy).map_err(|e| ScenarioError {
+        scenario: scenario.name.clone(),
+        field: format!("policy.{}", e.field()),
+        message: e.message().into(),
+    })?;
+    let leaves = scenario.user_leaves_at;
+    // Leaving at the same instant as a receipt or a timer wins (rule 12).
+    let left_by = |t: Duration| leaves.filter(|l| *l <= t);
+    let mut waits = 0usize;
+    loop {
+        decision = match decision {
+            Decision::Stop(_) => break,
+            Decision::Send { attempt, .. } => {
+                let index = usize::try_from(attempt)
+                    .unwrap_or(usize::MAX)
+                    .saturating_sub(1);
+                let Some(scripted) = scenario.responses.get(index) else {
+                    return Err(ScenarioError {
+                        scenario: scenario.name.clone(),
+                        field: "responses".into(),
+                        message: format!(
+                            "attempt {attempt} needs a response, but only {} are listed",
+                            scenario.responses.len()
+                        ),
+                    });
+                };
+                let started = action.elapsed();
+                let receipt = started.saturating_add(scripted.duration);
+                if let Some(at) = left_by(receipt) {
+                    action.on_leave(at)
+                } else {
+                    match &scripted.reply {
+                        Reply::TransportError(word) => {
+                            action.on_transport_error(receipt, TransportError::Failed(word.clone()))
+                        }
+                        Reply::Http { status, .. } => {
+                            let retry_after = scripted.header("Retry-After");
+                            let clock = scenario
+                                .wall_clock_at_start
+                                .map_or(ReceiptClock::Absent, |start| {
+                                    ReceiptClock::Server(start.saturating_add(receipt))
+                                });
+                            action.on_response(
+                                receipt,
+                                Response {
+                                    status: *status,
+                                    retry_after: retry_after.as_deref(),
+                                    clock,
+                                },
+                            )
+                        }
+                    }
+                }
+            }
+            Decision::Wait { until } => {
+                let late = scenario
+                    .timer_late_by
+                    .get(waits)
+                    .copied()
+                    .unwrap_or_default();
+                waits = waits.saturating_add(1);
+                let fires = until.saturating_add(late);
+                match left_by(fires) {
+                    Some(at) => action.on_leave(at),
+                    None => action.on_timer(fires),
+                }
+            }
+            // Scripted durations never exceed the cap, so a running attempt is never awaited;
+            // should it be, the cap ends it as the driver's timer would.
+            Decision::Await { abort_at } => action.on_timer(abort_at),
+        };
+    }
+    let mut report = action.report();
+    report.name = scenario.name.clone();
+    if let Some(expect) = &scenario.expect {
+        report.expect_mismatches = mismatches(&report, expect);
+        report.expect_ok = Some(report.expect_mismatches.is_empty());
+    }
+    Ok(report)
+}
+
+/// Each expected figure that the report does not reproduce, as a sentence.
+fn mismatches(report: &Report, expect: &serde_json::Map<String, Value>) -> Vec<String> {
+    let actual = match serde_json::to_value(report) {
+        Ok(Value::Object(map)) => map,
+        _ => return vec!["the report could not be compared".into()],
+    };
+    let mut out = Vec::new();
+    for (field, want) in expect {
+        let got = if field == "last_status" {
+            actual
+                .get("last_response")
+                .and_then(|r| r.get("status"))
+                .cloned()
+                .unwrap_or(Value::Null)
+        } else {
+            actual.get(field).cloned().unwrap_or(Value::Null)
+        };
+        if !same(want, &got) {
+            out.push(format!("{field}: expected {want}, got {got}"));
+        }
+    }
+    out
+}
+
+/// JSON equality where numbers compare by value (`14` equals `14.0`).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(1.0),
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
+        _ => a == b,
+    }
+}
