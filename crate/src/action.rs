@@ -621,3 +621,194 @@ enum ServerDelay {
     Untrusted,
     Fallback(WaitSource),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(secs: u64) -> Duration {
+        Duration::from_secs(secs)
+    }
+
+    fn rate_limited(retry_after: Option<&str>) -> Response<'_> {
+        Response {
+            status: 429,
+            retry_after,
+            clock: ReceiptClock::Absent,
+        }
+    }
+
+    #[test]
+    fn an_early_timer_waits_the_rest_and_never_starts_early() {
+        let (mut action, first) = Action::start(Policy::new()).expect("valid policy");
+        assert_eq!(
+            first,
+            Decision::Send {
+                attempt: 1,
+                abort_at: s(4)
+            }
+        );
+        assert_eq!(
+            action.on_response(s(2), rate_limited(Some("3"))),
+            Decision::Wait { until: s(5) }
+        );
+        let early = Duration::from_millis(4_990);
+        assert_eq!(action.on_timer(early), Decision::Wait { until: s(5) });
+        assert_eq!(action.attempts(), 1);
+        assert_eq!(
+            action.on_timer(s(5)),
+            Decision::Send {
+                attempt: 2,
+                abort_at: s(9)
+            }
+        );
+        assert_eq!(action.attempt_starts(), [s(0), s(5)]);
+    }
+
+    #[test]
+    fn the_cap_stops_a_running_attempt_as_timed_out() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        assert_eq!(action.next_wakeup(), Some(s(4)));
+        assert_eq!(action.on_timer(s(3)), Decision::Await { abort_at: s(4) });
+        assert_eq!(
+            action.on_timer(s(4)),
+            Decision::Stop(Outcome::TransportError)
+        );
+        assert_eq!(
+            action.stopped(),
+            Some((s(4), &StopCause::Transport(TransportError::TimedOut)))
+        );
+        assert_eq!(action.request_time(), s(4));
+        assert_eq!(action.next_wakeup(), None);
+    }
+
+    #[test]
+    fn a_result_after_the_stop_changes_nothing() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        assert_eq!(action.on_leave(s(1)), Decision::Stop(Outcome::UserLeft));
+        let before = action.events().len();
+        let late = Response {
+            status: 200,
+            retry_after: None,
+            clock: ReceiptClock::Absent,
+        };
+        assert_eq!(
+            action.on_response(s(2), late),
+            Decision::Stop(Outcome::UserLeft)
+        );
+        assert_eq!(action.on_timer(s(9)), Decision::Stop(Outcome::UserLeft));
+        assert_eq!(action.events().len(), before);
+        assert!(action.last_response().is_none());
+        assert_eq!(action.elapsed(), s(1));
+    }
+
+    #[test]
+    fn a_date_needs_trusted_clock_evidence() {
+        let date = "Mon, 01 Jan 2024 12:00:06 GMT";
+        let receipt = UtcTime::from_unix_secs(1_704_110_402); // 12:00:02
+        let cases = [
+            (
+                false,
+                ReceiptClock::Server(receipt),
+                Decision::Wait { until: s(6) },
+            ),
+            (
+                false,
+                ReceiptClock::Local(receipt),
+                Decision::Stop(Outcome::ClockUntrusted),
+            ),
+            (
+                true,
+                ReceiptClock::Local(receipt),
+                Decision::Wait { until: s(6) },
+            ),
+            (
+                true,
+                ReceiptClock::Absent,
+                Decision::Stop(Outcome::ClockUntrusted),
+            ),
+        ];
+        for (trust, clock, want) in cases {
+            let policy = Policy::new().with_trust_local_clock(trust);
+            let (mut action, _) = Action::start(policy).expect("valid policy");
+            let response = Response {
+                status: 429,
+                retry_after: Some(date),
+                clock,
+            };
+            assert_eq!(
+                action.on_response(s(2), response),
+                want,
+                "trust {trust}, {clock:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_past_date_waits_the_local_floor() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        let response = Response {
+            status: 429,
+            retry_after: Some("Mon, 01 Jan 2024 11:00:00 GMT"),
+            clock: ReceiptClock::Server(UtcTime::from_unix_secs(1_704_110_402)),
+        };
+        assert_eq!(
+            action.on_response(s(2), response),
+            Decision::Wait { until: s(3) }
+        );
+        let plan = action.pending_wait().expect("waiting");
+        assert_eq!(
+            (plan.delay, plan.wait, plan.source),
+            (Duration::ZERO, s(1), WaitSource::ServerDate)
+        );
+    }
+
+    #[test]
+    fn a_huge_delay_saturates_and_stops_without_waiting() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        let decision = action.on_response(s(2), rate_limited(Some("99999999999999999999")));
+        assert_eq!(decision, Decision::Stop(Outcome::BudgetExhausted));
+        let last = action.last_response().expect("recorded");
+        assert_eq!(last.retry_after.delay, Some(Duration::from_secs(u64::MAX)));
+        assert_eq!(action.wait_time(), Duration::ZERO);
+    }
+
+    #[test]
+    fn time_never_runs_backwards() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        assert_eq!(
+            action.on_response(s(2), rate_limited(Some("1"))),
+            Decision::Wait { until: s(3) }
+        );
+        // A driver that reports an earlier time is read as the latest time seen: still early.
+        assert_eq!(action.on_timer(s(1)), Decision::Wait { until: s(3) });
+        assert_eq!(action.elapsed(), s(2));
+    }
+
+    #[test]
+    fn the_visible_state_tracks_the_action() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        assert_eq!(
+            action.visible(),
+            ["Loading: attempt 1 of 3. 20 s of the budget left."]
+        );
+        action.on_response(s(2), rate_limited(Some("3")));
+        assert_eq!(
+            action.visible(),
+            [
+                "Waiting 3 s before attempt 2 of 3. 15 s of the budget left.",
+                "The service requested a 3-second delay."
+            ]
+        );
+        action.on_response(s(3), rate_limited(None));
+        action.on_leave(s(4));
+        assert_eq!(
+            action.visible(),
+            [
+                "Stopped: you left this screen.",
+                "Last response: 429. Attempts: 1 of 3. Elapsed: 4 seconds.",
+                "The wait was cancelled. No retry was sent."
+            ]
+        );
+    }
+}

@@ -24,3 +24,6 @@ mod visible;
 pub use action::{Action, Decision, Outcome, ReceiptClock, Response, TransportError};
 pub use policy::{Policy, PolicyError, StatusSet};
 pub use retry_after::RetryAfter;
+
+#[cfg(target_arch = "wasm32")]
+mod browser;

@@ -312,6 +312,7 @@ mod tests {
         }
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         #[test]
         fn parse_never_panics_and_keeps_raw(text in ".*") {

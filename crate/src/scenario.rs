@@ -178,6 +178,12 @@ pub fn parse_scenario(label: &str, value: &Value) -> Result<Scenario, ScenarioEr
     Reader { label }.scenario(value)
 }
 
+/// Loads a policy object (the scenario format's `policy`, with its defaults). `label` names the
+/// caller in errors.
+pub fn parse_policy(label: &str, value: &Value) -> Result<Policy, ScenarioError> {
+    Reader { label }.policy(value)
+}
+
 const SCENARIO_FIELDS: &[&str] = &[
     "name",
     "about",

@@ -1,0 +1,265 @@
+//! The JS API: `fetchWithBudget(url, options)` and `simulate(scenario)`. Structured values
+//! cross as plain JSON-compatible objects; every error is a JS `Error` with a clear message.
+
+use js_sys::{Function, Object, Promise, Reflect};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::AbortSignal;
+
+use super::driver::{self, Request};
+use crate::action::{Action, Event, Outcome};
+use crate::policy::Policy;
+use crate::report::EventReport;
+use crate::scenario::{parse_policy, parse_scenario};
+use crate::simulate::simulate as simulate_scenario;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &'static str = r#"
+/** A finite retry policy; absent fields take the defaults shown. */
+export interface Policy {
+  /** Total elapsed seconds from the first attempt's start. Default 20. */
+  budget_s?: number;
+  /** Attempts in all, the first included. Default 3. */
+  max_attempts?: number;
+  /** Per-attempt cap in seconds, reserved before every start and enforced by abort. Default 4. */
+  attempt_cap_s?: number;
+  /** Local floor on every wait, in seconds. Default 1. */
+  min_wait_s?: number;
+  /** Fallback wait after attempt n when Retry-After is missing or invalid: base * 2^(n-1). Default 2. */
+  fallback_base_s?: number;
+  /** Statuses that may be retried. Default [429]. */
+  retry_statuses?: number[];
+  /** Let the local clock interpret an HTTP-date when the response has no readable Date header. Default false. */
+  trust_local_clock?: boolean;
+}
+
+export interface FetchWithBudgetOptions {
+  policy?: Policy;
+  /** Aborting it ends the action at once: the request in flight is aborted and nothing more is sent. */
+  signal?: AbortSignal;
+  /** The fetch to use (tests, instrumented clients). Default globalThis.fetch. */
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+  /** Called with the visible state and the new trace events after every step; never after the screen lets go. */
+  onUpdate?: (update: BudgetUpdate) => void;
+  /** Only "GET": this scheduler retries reads only. */
+  method?: string;
+  /** A name for the screen that owns the action; a newer action for the same screen ends this one. */
+  screen?: string;
+}
+
+export type Outcome = "success" | "budget_exhausted" | "attempts_exhausted" | "user_left"
+  | "clock_untrusted" | "not_retryable" | "transport_error";
+
+export interface RetryAfterReport {
+  raw: string | null;
+  kind: "seconds" | "date" | "missing" | "invalid";
+  delay_s: number | null;
+}
+
+export type WaitSource = "server_seconds" | "server_date" | "fallback_missing" | "fallback_invalid";
+
+export type BudgetEvent =
+  | { event: "start"; at_s: number; attempt: number; remaining_s: number }
+  | { event: "receipt"; at_s: number; attempt: number; status: number; retry_after: RetryAfterReport }
+  | { event: "failure"; at_s: number; attempt: number; error: string }
+  | { event: "wait"; at_s: number; after_attempt: number; source: WaitSource; delay_s: number;
+      wait_s: number; until_s: number; remaining_s: number }
+  | { event: "timer"; at_s: number; due_s: number }
+  | { event: "left"; at_s: number }
+  | { event: "stop"; at_s: number; outcome: Outcome; remaining_s: number };
+
+export interface BudgetReport {
+  name: string;
+  policy: Required<Omit<Policy, "trust_local_clock">>;
+  outcome: Outcome | null;
+  elapsed_s: number;
+  attempts: number;
+  request_s: number;
+  wait_s: number;
+  attempt_starts_s: number[];
+  last_response: { attempt: number; status: number; at_s: number; retry_after: RetryAfterReport } | null;
+  events: BudgetEvent[];
+  visible: string[];
+  expect_ok?: boolean;
+  expect_mismatches?: string[];
+}
+
+export interface BudgetResult extends BudgetReport {
+  /** On success, the body parsed as JSON (or the text when it is not JSON); otherwise null. */
+  body: unknown;
+}
+
+export interface BudgetUpdate {
+  visible: string[];
+  /** The trace events since the previous update. */
+  events: BudgetEvent[];
+  outcome: Outcome | null;
+}
+"#;
+
+fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))
+}
+
+fn error(message: &str) -> JsError {
+    JsError::new(message)
+}
+
+/// Loads `GET url` under a finite retry budget. Resolves with the report when the action ends
+/// (on success it carries the parsed `body`); rejects with an `AbortError` carrying `report`
+/// when the screen lets go, so a late result never reaches a view that no longer owns it.
+#[wasm_bindgen(js_name = fetchWithBudget, unchecked_return_type = "Promise<BudgetResult>")]
+pub fn fetch_with_budget(
+    #[wasm_bindgen(unchecked_param_type = "string | URL")] url: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "FetchWithBudgetOptions")] options: Option<Object>,
+) -> Result<Promise, JsError> {
+    let request = read_request(&url, options.as_ref())?;
+    Ok(wasm_bindgen_futures::future_to_promise(async move {
+        let finished = driver::run(request).await?;
+        let value = to_js(&finished.report)?;
+        if finished.report.outcome == Some(Outcome::UserLeft) {
+            let error = js_sys::Error::new(
+                "the action stopped because its screen no longer owns it (user_left)",
+            );
+            error.set_name("AbortError");
+            Reflect::set(&error, &"report".into(), &value)?;
+            return Err(error.into());
+        }
+        let body = match finished.body {
+            Some(text) => js_sys::JSON::parse(&text).unwrap_or_else(|_| JsValue::from(text)),
+            None => JsValue::NULL,
+        };
+        Reflect::set(&value, &"body".into(), &body)?;
+        Ok(value)
+    }))
+}
+
+fn read_request(url: &JsValue, options: Option<&Object>) -> Result<Request, JsError> {
+    let url = if let Some(url) = url.as_string() {
+        url
+    } else if url.is_object() && Reflect::has(url, &"href".into()).unwrap_or(false) {
+        js_sys::JsString::from(url.clone()).into()
+    } else {
+        return Err(error(
+            "fetchWithBudget: the first argument must be a URL string or URL object",
+        ));
+    };
+    let get = |name: &str| -> JsValue {
+        options
+            .and_then(|o| Reflect::get(o, &JsValue::from_str(name)).ok())
+            .unwrap_or(JsValue::UNDEFINED)
+    };
+    let method = get("method");
+    if !method.is_undefined() {
+        let method = method.as_string().unwrap_or_default();
+        if !method.eq_ignore_ascii_case("GET") {
+            return Err(error(
+                "fetchWithBudget retries reads only and refuses any method but GET: \
+                 a write needs an operation identity and a recovery contract before it may be retried",
+            ));
+        }
+    }
+    let policy = match get("policy") {
+        p if p.is_undefined() || p.is_null() => Policy::new(),
+        p => {
+            let value: serde_json::Value = serde_wasm_bindgen::from_value(p)
+                .map_err(|e| error(&format!("fetchWithBudget: options.policy: {e}")))?;
+            parse_policy("options", &value).map_err(|e| {
+                error(&format!(
+                    "fetchWithBudget: options.{}: {}",
+                    e.field, e.message
+                ))
+            })?
+        }
+    };
+    let fetch = match get("fetch") {
+        f if f.is_undefined() || f.is_null() => Reflect::get(&js_sys::global(), &"fetch".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or_else(|| {
+                error("fetchWithBudget: there is no global fetch; pass options.fetch")
+            })?,
+        f => f
+            .dyn_into::<Function>()
+            .map_err(|_| error("fetchWithBudget: options.fetch must be a function"))?,
+    };
+    let on_update = match get("onUpdate") {
+        f if f.is_undefined() || f.is_null() => None,
+        f => Some(
+            f.dyn_into::<Function>()
+                .map_err(|_| error("fetchWithBudget: options.onUpdate must be a function"))?,
+        ),
+    };
+    let signal = match get("signal") {
+        s if s.is_undefined() || s.is_null() => None,
+        s => Some(
+            s.dyn_into::<AbortSignal>()
+                .map_err(|_| error("fetchWithBudget: options.signal must be an AbortSignal"))?,
+        ),
+    };
+    let screen = match get("screen") {
+        s if s.is_undefined() || s.is_null() => None,
+        s => Some(
+            s.as_string()
+                .ok_or_else(|| error("fetchWithBudget: options.screen must be a string"))?,
+        ),
+    };
+    Ok(Request {
+        url,
+        policy,
+        fetch,
+        on_update,
+        signal,
+        screen,
+    })
+}
+
+#[derive(Serialize)]
+struct Update {
+    visible: Vec<String>,
+    events: Vec<EventReport>,
+    outcome: Option<Outcome>,
+}
+
+/// The value handed to `onUpdate`.
+pub(crate) fn update_value(action: &Action, new_events: &[Event]) -> Result<JsValue, JsValue> {
+    to_js(&Update {
+        visible: action.visible(),
+        events: new_events.iter().map(EventReport::from).collect(),
+        outcome: action.stopped().map(|(_, cause)| cause.outcome()),
+    })
+}
+
+/// Runs the pure model on one scenario object (the scenario format's, section 1) and returns
+/// the replay output for it. Throws an `Error` naming the field when the scenario is rejected.
+#[wasm_bindgen(unchecked_return_type = "BudgetReport")]
+pub fn simulate(
+    #[wasm_bindgen(unchecked_param_type = "object")] scenario: JsValue,
+) -> Result<JsValue, JsError> {
+    let value: serde_json::Value =
+        serde_wasm_bindgen::from_value(scenario).map_err(|e| error(&format!("simulate: {e}")))?;
+    let label = value
+        .get("name")
+        .and_then(|n| n.as_str())
+        .unwrap_or("scenario")
+        .to_owned();
+    let scenario = parse_scenario(&label, &value).map_err(|e| error(&e.to_string()))?;
+    let report = simulate_scenario(&scenario).map_err(|e| error(&e.to_string()))?;
+    to_js(&report).map_err(|_| error("simulate: the report could not be converted"))
+}
+
+/// Actions running in this page right now. Zero once every action has ended: an ended action
+/// keeps no listener, timer or closure.
+#[wasm_bindgen(js_name = runningActions)]
+pub fn running_actions() -> u32 {
+    driver::running()
+}
+
+/// Screens currently owned by a running action.
+#[wasm_bindgen(js_name = ownedScreens)]
+pub fn owned_screens() -> u32 {
+    u32::try_from(super::leave::owned_screens()).unwrap_or(u32::MAX)
+}

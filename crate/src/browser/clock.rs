@@ -1,0 +1,54 @@
+//! Time in the browser: a monotonic elapsed clock from `performance.now()`, the wall clock from
+//! `Date.now()` (used only to stand in for a missing `Date` header when the policy trusts it),
+//! and timers that cannot wrap.
+
+use core::time::Duration;
+
+use gloo_timers::future::TimeoutFuture;
+use wasm_bindgen::prelude::wasm_bindgen;
+
+use crate::utc::UtcTime;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `globalThis.performance.now()`: present in a window, a worker and Node.
+    #[wasm_bindgen(js_namespace = ["globalThis", "performance"], js_name = now)]
+    fn performance_now() -> f64;
+}
+
+/// Elapsed time since the action's first attempt started.
+pub(crate) struct Clock {
+    origin_ms: f64,
+}
+
+impl Clock {
+    /// Starts counting now.
+    pub(crate) fn start() -> Clock {
+        Clock {
+            origin_ms: performance_now(),
+        }
+    }
+
+    /// Elapsed time since the start; never negative.
+    pub(crate) fn elapsed(&self) -> Duration {
+        let ms = performance_now() - self.origin_ms;
+        Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::ZERO)
+    }
+
+    /// Sleeps until elapsed `at`, or a little less when `at` is further than one timer can
+    /// reach. Timers take milliseconds as a 32-bit signed number and fire at once when it
+    /// wraps (about 24.8 days), so the delay is clamped; the model answers an early wake-up
+    /// with the rest of the wait.
+    pub(crate) fn sleep_until(&self, at: Duration) -> TimeoutFuture {
+        let left = at.saturating_sub(self.elapsed());
+        // Round up: a timer must not be armed to fire before the model's time.
+        let ms = left.as_micros().div_ceil(1000);
+        let ms = u32::try_from(ms).unwrap_or(u32::MAX).min(i32::MAX as u32);
+        TimeoutFuture::new(ms)
+    }
+}
+
+/// The local wall clock.
+pub(crate) fn wall_now() -> Option<UtcTime> {
+    UtcTime::from_unix_millis(js_sys::Date::now())
+}

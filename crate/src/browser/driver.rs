@@ -1,0 +1,244 @@
+//! The browser driver: performs the model's decisions with `fetch`, `AbortController`s and
+//! timers, and reports back what happened and when. It never decides anything itself.
+
+use core::future::{poll_fn, Future};
+use core::pin::pin;
+use core::task::Poll;
+use core::time::Duration;
+use std::cell::Cell;
+
+use js_sys::{Function, Promise};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortController, AbortSignal, RequestInit};
+
+use super::clock::{wall_now, Clock};
+use super::leave::Ownership;
+use crate::action::{Action, Decision, Outcome, ReceiptClock, Response, TransportError};
+use crate::http_date::HttpDate;
+use crate::policy::Policy;
+use crate::report::Report;
+
+/// What one call of `fetchWithBudget` asked for.
+pub(crate) struct Request {
+    pub(crate) url: String,
+    pub(crate) policy: Policy,
+    pub(crate) fetch: Function,
+    pub(crate) on_update: Option<Function>,
+    pub(crate) signal: Option<AbortSignal>,
+    pub(crate) screen: Option<String>,
+}
+
+/// How a run ended.
+pub(crate) struct Finished {
+    pub(crate) report: Report,
+    /// The body of the last response, as text; kept for a success.
+    pub(crate) body: Option<String>,
+}
+
+thread_local! {
+    static RUNNING: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Actions running right now, for checking that ended ones leave nothing behind.
+pub(crate) fn running() -> u32 {
+    RUNNING.with(Cell::get)
+}
+
+struct Running;
+
+impl Running {
+    fn enter() -> Running {
+        RUNNING.with(|n| n.set(n.get().saturating_add(1)));
+        Running
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING.with(|n| n.set(n.get().saturating_sub(1)));
+    }
+}
+
+/// What a finished attempt brought back.
+struct Received {
+    status: u16,
+    retry_after: Option<String>,
+    date: Option<String>,
+    body: Option<String>,
+}
+
+/// Runs one user action to its end. The screen's departure wins every tie, and after it
+/// nothing more is sent and `on_update` is never called again.
+pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
+    let _running = Running::enter();
+    let ownership = Ownership::claim(request.screen.clone(), request.signal.as_ref());
+    let leave = &ownership.leave;
+    let clock = Clock::start();
+    let (mut action, mut decision) = Action::start(request.policy)
+        .map_err(|e| JsValue::from(js_sys::Error::new(e.message())))?;
+    if leave.is_set() {
+        decision = action.on_leave(Duration::ZERO);
+    }
+    let mut reported = 0;
+    let mut controller: Option<AbortController> = None;
+    let mut body = None;
+    let mut in_flight = None;
+    loop {
+        if !leave.is_set() {
+            reported = update(&request, &action, reported);
+        }
+        decision = match decision {
+            Decision::Stop(_) => break,
+            Decision::Send { abort_at, .. } => {
+                let abort = AbortController::new()?;
+                in_flight = Some(Box::pin(attempt(
+                    request.fetch.clone(),
+                    request.url.clone(),
+                    abort.signal(),
+                )));
+                controller = Some(abort);
+                Decision::Await { abort_at }
+            }
+            Decision::Await { abort_at } => {
+                let Some(fetching) = in_flight.as_mut() else {
+                    // Unreachable by construction: Await always follows a Send.
+                    break;
+                };
+                let cap = clock.sleep_until(abort_at);
+                match first(leave.wait(), first(fetching, cap)).await {
+                    Either::Left(()) => action.on_leave(clock.elapsed()),
+                    Either::Right(Either::Left(result)) => {
+                        in_flight = None;
+                        controller = None;
+                        let now = clock.elapsed();
+                        match result {
+                            Ok(received) => {
+                                let decision = action.on_response(
+                                    now,
+                                    Response {
+                                        status: received.status,
+                                        retry_after: received.retry_after.as_deref(),
+                                        clock: receipt_clock(received.date.as_deref()),
+                                    },
+                                );
+                                body = received.body;
+                                decision
+                            }
+                            Err(word) => {
+                                action.on_transport_error(now, TransportError::Failed(word))
+                            }
+                        }
+                    }
+                    Either::Right(Either::Right(())) => action.on_timer(clock.elapsed()),
+                }
+            }
+            Decision::Wait { until } => match first(leave.wait(), clock.sleep_until(until)).await {
+                Either::Left(()) => action.on_leave(clock.elapsed()),
+                Either::Right(()) => action.on_timer(clock.elapsed()),
+            },
+        };
+    }
+    // Whatever is still in flight is abandoned for good.
+    drop(in_flight);
+    if let Some(abort) = controller {
+        abort.abort();
+    }
+    let mut report = action.report();
+    report.name = request.url;
+    let success = report.outcome == Some(Outcome::Success);
+    Ok(Finished {
+        report,
+        body: if success { body } else { None },
+    })
+}
+
+/// Hands the view the visible state and the events it has not seen yet.
+fn update(request: &Request, action: &Action, reported: usize) -> usize {
+    let events = action.events();
+    if let Some(on_update) = &request.on_update {
+        if let Ok(value) =
+            super::api::update_value(action, events.get(reported..).unwrap_or_default())
+        {
+            // A throwing view must not break the action.
+            let _ = on_update.call1(&JsValue::UNDEFINED, &value);
+        }
+    }
+    events.len()
+}
+
+/// The clock evidence for an HTTP-date: the response's own `Date`, or else the local clock
+/// (which the model uses only when the policy trusts it).
+fn receipt_clock(date: Option<&str>) -> ReceiptClock {
+    let local = wall_now();
+    let server = date
+        .and_then(HttpDate::parse)
+        .and_then(|d| d.resolve(local.unwrap_or(crate::utc::UtcTime::UNIX_EPOCH)));
+    match (server, local) {
+        (Some(at), _) => ReceiptClock::Server(at),
+        (None, Some(at)) => ReceiptClock::Local(at),
+        (None, None) => ReceiptClock::Absent,
+    }
+}
+
+/// One GET, through the caller's `fetch`, with its own abort signal; done when the body is
+/// read, so the cap covers the whole exchange.
+async fn attempt(fetch: Function, url: String, signal: AbortSignal) -> Result<Received, String> {
+    let init = RequestInit::new();
+    init.set_method("GET");
+    init.set_signal(Some(&signal));
+    let returned = fetch
+        .call2(&JsValue::UNDEFINED, &JsValue::from(url), &init)
+        .map_err(|e| failure_word(&e))?;
+    let response = JsFuture::from(Promise::resolve(&returned))
+        .await
+        .map_err(|e| failure_word(&e))?;
+    let response: web_sys::Response = response
+        .dyn_into()
+        .map_err(|_| String::from("not_a_response"))?;
+    let headers = response.headers();
+    let retry_after = headers.get("Retry-After").ok().flatten();
+    let date = headers.get("Date").ok().flatten();
+    let text = response.text().map_err(|e| failure_word(&e))?;
+    let body = JsFuture::from(text).await.map_err(|e| failure_word(&e))?;
+    Ok(Received {
+        status: response.status(),
+        retry_after,
+        date,
+        body: body.as_string(),
+    })
+}
+
+/// A word for a failed fetch: `network` for the `TypeError` that fetch rejects with, the
+/// error's name otherwise.
+fn failure_word(error: &JsValue) -> String {
+    let name = js_sys::Reflect::get(error, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|n| n.as_string());
+    match name.as_deref() {
+        Some("TypeError") | None => "network".into(),
+        Some(other) => other.into(),
+    }
+}
+
+enum Either<A, B> {
+    Left(A),
+    Right(B),
+}
+
+/// Whichever of two futures finishes first; `a` wins a tie. The loser is dropped, which for a
+/// timer clears it.
+async fn first<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
+    let mut a = pin!(a);
+    let mut b = pin!(b);
+    poll_fn(|cx| {
+        if let Poll::Ready(out) = a.as_mut().poll(cx) {
+            return Poll::Ready(Either::Left(out));
+        }
+        if let Poll::Ready(out) = b.as_mut().poll(cx) {
+            return Poll::Ready(Either::Right(out));
+        }
+        Poll::Pending
+    })
+    .await
+}

@@ -1,0 +1,7 @@
+//! The browser side (wasm32 only): the driver that performs the model's decisions with real
+//! requests and timers, and the JS API on top of it.
+
+mod api;
+mod clock;
+mod driver;
+mod leave;
