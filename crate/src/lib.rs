@@ -27,3 +27,5 @@ pub use retry_after::RetryAfter;
 
 #[cfg(target_arch = "wasm32")]
 mod browser;
+#[cfg(target_arch = "wasm32")]
+pub use browser::{fetch_with_budget, owned_screens, running_actions, simulate};

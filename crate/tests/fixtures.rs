@@ -1,4 +1,5 @@
 //! Every scenario in `fixtures/` is a test: it must load, run, and reproduce its `expect`.
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;
 

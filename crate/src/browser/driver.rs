@@ -4,7 +4,6 @@
 use core::future::{poll_fn, Future};
 use core::pin::pin;
 use core::task::Poll;
-use core::time::Duration;
 use std::cell::Cell;
 
 use js_sys::{Function, Promise};
@@ -74,12 +73,17 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
     let _running = Running::enter();
     let ownership = Ownership::claim(request.screen.clone(), request.signal.as_ref());
     let leave = &ownership.leave;
+    if leave.is_set() {
+        // The screen let go before anything started: send nothing, start no budget.
+        let error = js_sys::Error::new(
+            "the signal was aborted before the action started; nothing was sent",
+        );
+        error.set_name("AbortError");
+        return Err(error.into());
+    }
     let clock = Clock::start();
     let (mut action, mut decision) = Action::start(request.policy)
         .map_err(|e| JsValue::from(js_sys::Error::new(e.message())))?;
-    if leave.is_set() {
-        decision = action.on_leave(Duration::ZERO);
-    }
     let mut reported = 0;
     let mut controller: Option<AbortController> = None;
     let mut body = None;

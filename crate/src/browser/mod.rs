@@ -2,6 +2,8 @@
 //! requests and timers, and the JS API on top of it.
 
 mod api;
+
+pub use api::{fetch_with_budget, owned_screens, running_actions, simulate};
 mod clock;
 mod driver;
 mod leave;
