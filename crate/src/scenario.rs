@@ -154,6 +154,7 @@ pub fn parse_document(
         let label = entry
             .get("name")
             .and_then(Value::as_str)
+            .filter(|name| !name.is_empty())
             .map_or_else(|| format!("scenarios[{i}]"), String::from);
         let mut result = parse_scenario(&label, entry);
         if let Ok(scenario) = &result {
@@ -289,6 +290,16 @@ impl Reader<'_> {
                             "wall_clock_at_start",
                             format!("\"{s}\" is not an IMF-fixdate such as \"Mon, 01 Jan 2024 12:00:00 GMT\""),
                         )
+                    })
+                    .and_then(|at| {
+                        if at.is_saturated() {
+                            Err(self.error(
+                                "wall_clock_at_start",
+                                format!("\"{s}\" is outside the years 1678-2261 that the clock can represent"),
+                            ))
+                        } else {
+                            Ok(at)
+                        }
                     })?,
             ),
             Some(other) => {
@@ -495,7 +506,7 @@ impl Reader<'_> {
                 format!("expected a number of seconds, found {}", type_name(value)),
             ));
         };
-        let Some(secs) = n.as_f64() else {
+        let Some(secs) = n.as_f64().filter(|f| f.is_finite()) else {
             return Err(self.error(field, format!("{n} is not a finite number")));
         };
         if secs < 0.0 {
@@ -507,23 +518,24 @@ impl Reader<'_> {
 
     /// A non-negative whole number.
     fn integer(&self, field: &str, value: &Value) -> Result<u64, ScenarioError> {
-        match value {
-            Value::Number(n) => {
-                if let Some(i) = n.as_u64() {
-                    Ok(i)
-                } else if n.as_i64().is_some_and(|i| i < 0) || n.as_f64().is_some_and(|f| f < 0.0) {
-                    Err(self.error(field, format!("{n} is negative")))
-                } else {
-                    match n.as_f64() {
-                        Some(f) if f.fract() == 0.0 => Ok(u64::MAX),
-                        _ => Err(self.error(field, format!("{n} is not a whole number"))),
-                    }
-                }
-            }
-            other => Err(self.error(
+        let Value::Number(n) = value else {
+            return Err(self.error(
                 field,
-                format!("expected a whole number, found {}", type_name(other)),
-            )),
+                format!("expected a whole number, found {}", type_name(value)),
+            ));
+        };
+        if let Some(i) = n.as_u64() {
+            return Ok(i);
+        }
+        // Written as a decimal (`2.0`, `1e3`) or too large for u64: read it as a float.
+        match n.as_f64() {
+            Some(f) if f.is_nan() || f.is_infinite() => {
+                Err(self.error(field, format!("{n} is not a finite number")))
+            }
+            Some(f) if f < 0.0 => Err(self.error(field, format!("{n} is negative"))),
+            // A float-to-int `as` cast saturates, which is the meaning wanted for a huge count.
+            Some(f) if f.fract() == 0.0 => Ok(f as u64),
+            _ => Err(self.error(field, format!("{n} is not a whole number"))),
         }
     }
 

@@ -33,6 +33,14 @@ impl UtcTime {
         self.0
     }
 
+    /// Whether this instant sits at an end of the range, where a real time may have been
+    /// clamped. A clamped *receipt* time would skew every delay measured from it, so receipt
+    /// clocks reject it; a clamped *target* date keeps its meaning (long past, or beyond any
+    /// budget).
+    pub const fn is_saturated(self) -> bool {
+        self.0 == i64::MIN || self.0 == i64::MAX
+    }
+
     /// The instant `secs` whole seconds after the Unix epoch, saturating at the ends of the range.
     pub fn from_unix_secs(secs: i64) -> Self {
         UtcTime(secs.saturating_mul(NANOS_PER_SEC))

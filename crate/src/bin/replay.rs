@@ -8,6 +8,7 @@
 //! Exit status: 0 when every scenario ran and met its `expect`; 1 when any was rejected or
 //! missed an expected figure; 2 for a usage error.
 
+use std::io::Write;
 use std::process::ExitCode;
 
 use retry_budget::report::{EventReport, Report};
@@ -80,11 +81,12 @@ fn main() -> ExitCode {
         }
     }
 
+    let mut printed = String::new();
     if table {
         for entry in &entries {
             match entry {
-                Ok(report) => print!("{}", render_table(report)),
-                Err((name, error)) => println!("{name}\n  rejected: {error}\n"),
+                Ok(report) => printed.push_str(&render_table(report)),
+                Err((name, error)) => printed.push_str(&format!("{name}\n  rejected: {error}\n\n")),
             }
         }
     } else {
@@ -97,13 +99,18 @@ fn main() -> ExitCode {
             })
             .collect();
         match serde_json::to_string_pretty(&out) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => {
+                printed.push_str(&text);
+                printed.push('\n');
+            }
             Err(e) => {
                 eprintln!("replay: cannot print the output: {e}");
                 return ExitCode::FAILURE;
             }
         }
     }
+    // A reader that stops early (`| head`) closes the pipe; that is not worth a panic.
+    let _ = std::io::stdout().lock().write_all(printed.as_bytes());
     if failed {
         ExitCode::FAILURE
     } else {

@@ -17,6 +17,7 @@ use crate::action::{Action, Decision, Outcome, ReceiptClock, Response, Transport
 use crate::http_date::HttpDate;
 use crate::policy::Policy;
 use crate::report::Report;
+use crate::utc::UtcTime;
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -177,7 +178,8 @@ fn receipt_clock(date: Option<&str>) -> ReceiptClock {
     let local = wall_now();
     let server = date
         .and_then(HttpDate::parse)
-        .and_then(|d| d.resolve(local.unwrap_or(crate::utc::UtcTime::UNIX_EPOCH)));
+        .and_then(|d| d.resolve(local.unwrap_or(UtcTime::UNIX_EPOCH)))
+        .filter(|at| !at.is_saturated());
     match (server, local) {
         (Some(at), _) => ReceiptClock::Server(at),
         (None, Some(at)) => ReceiptClock::Local(at),
