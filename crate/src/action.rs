@@ -297,13 +297,21 @@ impl Action {
 
     /// A response to the attempt in flight was received at elapsed `now`. A response that is
     /// not awaited (the action stopped, or the user left) is ignored: it never updates anything.
+    /// One received after the attempt's cap counts as the cap elapsing: the attempt timed out.
     pub fn on_response(&mut self, now: Duration, response: Response<'_>) -> Decision {
         let Phase::InFlight {
-            attempt, started, ..
+            attempt,
+            started,
+            abort_at,
         } = self.phase
         else {
             return self.decision();
         };
+        if now > abort_at {
+            // The cap elapsed first (its timer fired late): the attempt timed out, whatever
+            // it brought back.
+            return self.on_transport_error(now, TransportError::TimedOut);
+        }
         let now = self.advance(now);
         self.request_time = self
             .request_time
@@ -540,7 +548,10 @@ impl Action {
 
     /// Whether an attempt starting at `start` could run its full cap inside the budget.
     fn fits(&self, start: Duration) -> bool {
-        start.saturating_add(self.policy.attempt_cap) <= self.policy.budget
+        // Checked, not saturating: with a budget of Duration::MAX a saturated sum would pass.
+        start
+            .checked_add(self.policy.attempt_cap)
+            .is_some_and(|end| end <= self.policy.budget)
     }
 
     /// Moves the model's clock to `now`. Elapsed time never runs backwards: an earlier `now`
@@ -680,6 +691,26 @@ mod tests {
         );
         assert_eq!(action.request_time(), s(4));
         assert_eq!(action.next_wakeup(), None);
+    }
+
+    #[test]
+    fn a_response_after_the_cap_is_a_timeout() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        let late = Response {
+            status: 200,
+            retry_after: None,
+            clock: ReceiptClock::Absent,
+        };
+        // The cap timer should have fired at 4 s; it fired late and the body came first.
+        let decision = action.on_response(Duration::from_millis(4_001), late);
+        assert_eq!(decision, Decision::Stop(Outcome::TransportError));
+        assert!(action.last_response().is_none());
+        // Exactly at the cap, the response still counts.
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        assert_eq!(
+            action.on_response(s(4), late),
+            Decision::Stop(Outcome::Success)
+        );
     }
 
     #[test]

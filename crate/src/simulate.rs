@@ -24,7 +24,7 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
     loop {
         decision = match decision {
             Decision::Stop(_) => break,
-            Decision::Send { attempt, .. } => {
+            Decision::Send { attempt, abort_at } => {
                 let index = usize::try_from(attempt)
                     .unwrap_or(usize::MAX)
                     .saturating_sub(1);
@@ -40,8 +40,11 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
                 };
                 let started = action.elapsed();
                 let receipt = started.saturating_add(scripted.duration);
-                if let Some(at) = left_by(receipt) {
+                if let Some(at) = left_by(receipt.min(abort_at)) {
                     action.on_leave(at)
+                } else if receipt > abort_at {
+                    // Only a scenario built in code can script this: the cap ends the attempt.
+                    action.on_timer(abort_at)
                 } else {
                     match &scripted.reply {
                         Reply::TransportError(word) => {
@@ -79,8 +82,7 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
                     None => action.on_timer(fires),
                 }
             }
-            // Scripted durations never exceed the cap, so a running attempt is never awaited;
-            // should it be, the cap ends it as the driver's timer would.
+            // A send is always settled above, so a running attempt is never awaited here.
             Decision::Await { abort_at } => action.on_timer(abort_at),
         };
     }
