@@ -46,6 +46,9 @@ export interface FetchWithBudgetOptions {
   method?: string;
   /** A name for the screen that owns the action; a newer action for the same screen ends this one. */
   screen?: string;
+  /** Fault injection for demos and tests: arm the k-th wait's timer this many seconds late, as a
+   *  throttled background tab would. The budget gate is rechecked at the real wake-up time. */
+  timerLateBy_s?: number[];
 }
 
 export type Outcome = "success" | "budget_exhausted" | "attempts_exhausted" | "user_left"
@@ -207,7 +210,23 @@ fn read_request(url: &JsValue, options: Option<&Object>) -> Result<Request, JsEr
                 .ok_or_else(|| error("fetchWithBudget: options.screen must be a string"))?,
         ),
     };
+    let timer_late_by = match get("timerLateBy_s") {
+        v if v.is_undefined() || v.is_null() => Vec::new(),
+        v => {
+            let value: serde_json::Value = serde_wasm_bindgen::from_value(v)
+                .map_err(|e| error(&format!("fetchWithBudget: options.timerLateBy_s: {e}")))?;
+            let wrap =
+                serde_json::json!({ "name": "options", "responses": [], "timer_late_by_s": value });
+            parse_scenario("options", &wrap)
+                .map_err(|e| {
+                    let field = e.field.replace("timer_late_by_s", "timerLateBy_s");
+                    error(&format!("fetchWithBudget: options.{field}: {}", e.message))
+                })?
+                .timer_late_by
+        }
+    };
     Ok(Request {
+        timer_late_by,
         url,
         policy,
         fetch,

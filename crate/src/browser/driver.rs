@@ -4,6 +4,7 @@
 use core::future::{poll_fn, Future};
 use core::pin::pin;
 use core::task::Poll;
+use core::time::Duration;
 use std::cell::Cell;
 
 use js_sys::{Function, Promise};
@@ -27,6 +28,9 @@ pub(crate) struct Request {
     pub(crate) on_update: Option<Function>,
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) screen: Option<String>,
+    /// Fault injection for demos and tests: the k-th wait's timer is armed this much later, as
+    /// in a throttled background tab. The model sees the real wake-up time either way.
+    pub(crate) timer_late_by: Vec<Duration>,
 }
 
 /// How a run ended.
@@ -89,6 +93,8 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
     let mut controller: Option<AbortController> = None;
     let mut body = None;
     let mut in_flight = None;
+    let mut waits = 0usize;
+    let mut waited_for = None;
     loop {
         if !leave.is_set() {
             reported = update(&request, &action, reported);
@@ -138,10 +144,21 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
                     Either::Right(Either::Right(())) => action.on_timer(clock.elapsed()),
                 }
             }
-            Decision::Wait { until } => match first(leave.wait(), clock.sleep_until(until)).await {
-                Either::Left(()) => action.on_leave(clock.elapsed()),
-                Either::Right(()) => action.on_timer(clock.elapsed()),
-            },
+            Decision::Wait { until } => {
+                if waited_for != Some(until) {
+                    waited_for = Some(until);
+                    waits = waits.saturating_add(1);
+                }
+                let late = waits
+                    .checked_sub(1)
+                    .and_then(|k| request.timer_late_by.get(k))
+                    .copied()
+                    .unwrap_or_default();
+                match first(leave.wait(), clock.sleep_until(until.saturating_add(late))).await {
+                    Either::Left(()) => action.on_leave(clock.elapsed()),
+                    Either::Right(()) => action.on_timer(clock.elapsed()),
+                }
+            }
         };
     }
     // Whatever is still in flight is abandoned for good.

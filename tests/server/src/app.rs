@@ -1,0 +1,548 @@
+//! Routes: the scripted `/palettes` service, the request log, and the static files.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Instant, SystemTime};
+
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{OriginalUri, Query, Request, State};
+use axum::handler::HandlerWithoutStateExt;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use percent_encoding::percent_decode_str;
+use tower_http::services::{ServeDir, ServeFile};
+
+use crate::catalog::{Catalog, Loaded, PreparedReply, COLLECTION};
+use crate::log::{unix_ms, Entry, RequestLog, Sent};
+use crate::shift::{shift_retry_after, unix_secs};
+
+/// Shared by every request.
+#[derive(Debug)]
+pub struct AppState {
+    catalog: Catalog,
+    runs: Mutex<HashMap<String, RunState>>,
+    /// The `/palettes` request log.
+    pub log: RequestLog,
+}
+
+/// Where one run is.
+#[derive(Debug)]
+struct RunState {
+    /// The scenario the run's first request named; a run never changes scenario.
+    scenario: String,
+    /// How many scripted responses the run has been given (the next one's index).
+    next: usize,
+    /// When its first request arrived: the live "elapsed zero" of the run.
+    first_arrival: Instant,
+}
+
+impl AppState {
+    /// Serves `catalog`; `started` is the server's start, from which the log counts.
+    pub fn new(catalog: Catalog, started: Instant) -> Self {
+        AppState {
+            catalog,
+            runs: Mutex::new(HashMap::new()),
+            log: RequestLog::new(started),
+        }
+    }
+}
+
+/// Marks a response that must not be sent: the connection is dropped instead (a scripted
+/// `transport_error`). The connection loop in `serve.rs` acts on it.
+#[derive(Clone, Copy, Debug)]
+pub struct DropConnection;
+
+/// Extra words for the stderr access-log line of a request.
+#[derive(Clone, Debug)]
+pub struct LogNote(pub String);
+
+/// Every route, serving the repository at `root`.
+pub fn router(state: Arc<AppState>, root: &Path) -> Router {
+    let www = root.join("www");
+    let palettes = Router::new()
+        .route("/palettes", get(palettes).options(preflight))
+        .layer(middleware::map_response(add_cors));
+    let not_found = not_found.into_service();
+    let dir = |path: &Path| {
+        ServeDir::new(path)
+            .append_index_html_on_directories(false)
+            .redirect_to_trailing_slash(false)
+            .not_found_service(not_found.clone())
+    };
+    Router::new()
+        .merge(palettes)
+        .route("/log", get(log_get).delete(log_delete))
+        .route_service("/", ServeFile::new(www.join("index.html")))
+        .nest_service("/pkg", dir(&root.join("crate").join("pkg")))
+        .nest_service("/fixtures", dir(&root.join("fixtures")))
+        .fallback_service(dir(&www))
+        .with_state(state)
+        .layer(middleware::from_fn(reject_traversal))
+        .layer(middleware::map_response(add_common_headers))
+}
+
+/// `GET /palettes?collection=coast&scenario=NAME&run=RUN`: the run's next scripted response,
+/// after its scripted duration.
+async fn palettes(
+    State(app): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Response {
+    let arrival = Instant::now();
+    let arrival_wall = SystemTime::now();
+    let params = query.as_ref().map(|q| &q.0);
+    let param = |key: &str| {
+        params
+            .ok()
+            .and_then(|p| p.get(key))
+            .filter(|v| !v.is_empty())
+            .cloned()
+    };
+    let mut entry = Entry {
+        seq: 0,
+        method: method.to_string(),
+        uri: uri.to_string(),
+        run: param("run"),
+        scenario: param("scenario"),
+        collection: param("collection"),
+        attempt: None,
+        arrival_ms: app.log.ms(arrival),
+        arrival_unix_ms: unix_ms(arrival_wall),
+        status: None,
+        error: None,
+        sent_ms: None,
+        sent_unix_ms: None,
+        date: None,
+        retry_after: None,
+        client_gone_ms: None,
+    };
+    let admitted = match &query {
+        Err(rejection) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("malformed query string: {}", rejection.body_text()),
+        )),
+        Ok(_) => admit(&app, &entry, arrival),
+    };
+    let (index, loaded, first_arrival) = match admitted {
+        Ok(admitted) => admitted,
+        Err((status, message)) => {
+            let note = LogNote(format!(
+                "run={} scenario={} rejected: {message}",
+                entry.run.as_deref().unwrap_or("-"),
+                entry.scenario.as_deref().unwrap_or("-"),
+            ));
+            let sent = SystemTime::now();
+            entry.status = Some(Sent::Status(status.as_u16()));
+            entry.error = Some(message.clone());
+            entry.sent_ms = Some(app.log.ms(Instant::now()));
+            entry.sent_unix_ms = Some(unix_ms(sent));
+            entry.date = Some(httpdate::fmt_http_date(sent));
+            app.log.push(entry);
+            let mut response = plain(status, message);
+            set_date(response.headers_mut(), sent);
+            response.extensions_mut().insert(note);
+            return response;
+        }
+    };
+    let attempt = u32::try_from(index).unwrap_or(u32::MAX).saturating_add(1);
+    let note = LogNote(format!(
+        "run={} scenario={} attempt={attempt}",
+        entry.run.as_deref().unwrap_or("-"),
+        entry.scenario.as_deref().unwrap_or("-"),
+    ));
+    entry.attempt = Some(attempt);
+    let seq = app.log.push(entry);
+    let Some(prepared) = loaded.responses.get(index) else {
+        // admit() checked the index; answer rather than panic if that ever changes.
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "no scripted response".into(),
+        );
+    };
+    let mut in_flight = InFlight {
+        app: &app,
+        seq,
+        done: false,
+    };
+    tokio::time::sleep(prepared.duration).await;
+
+    let mut response = match &prepared.reply {
+        PreparedReply::TransportError(word) => {
+            let mut response = Response::new(Body::empty());
+            response.extensions_mut().insert(DropConnection);
+            response
+                .extensions_mut()
+                .insert(LogNote(format!("{} transport_error={word}", note.0)));
+            let now = Instant::now();
+            let wall = SystemTime::now();
+            app.log.update(seq, |e| {
+                e.status = Some(Sent::Word("transport_error"));
+                e.sent_ms = Some(app.log.ms(now));
+                e.sent_unix_ms = Some(unix_ms(wall));
+            });
+            in_flight.done = true;
+            return response;
+        }
+        PreparedReply::Http {
+            status,
+            headers,
+            body,
+        } => {
+            let mut response = Response::new(body.clone().map_or_else(Body::empty, Body::from));
+            *response.status_mut() = *status;
+            let now = SystemTime::now();
+            let date_secs = unix_secs(now);
+            let mut sent_retry_after: Vec<String> = Vec::new();
+            let out = response.headers_mut();
+            for (name, raw) in headers {
+                if name == header::DATE {
+                    // The real Date is the clock evidence for a Retry-After date: never scripted.
+                    continue;
+                }
+                let value = if name == header::RETRY_AFTER {
+                    let receipt = prepared
+                        .scripted_receipt
+                        .unwrap_or_else(|| first_arrival.elapsed());
+                    let value =
+                        shift_retry_after(raw, loaded.wall_clock_at_start, receipt, date_secs)
+                            .unwrap_or_else(|| raw.clone());
+                    sent_retry_after.push(value.clone());
+                    value
+                } else {
+                    raw.clone()
+                };
+                if let Ok(value) = HeaderValue::from_str(&value) {
+                    out.append(name.clone(), value);
+                }
+            }
+            if body.is_some() && !out.contains_key(header::CONTENT_TYPE) {
+                out.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+            }
+            // A scenario without a wall clock stands for "no usable clock evidence": the
+            // faithful live form of that is a response with no Date at all.
+            let date = if loaded.wall_clock_at_start.is_some() {
+                Some(set_date(out, now))
+            } else {
+                response.extensions_mut().insert(NoDate);
+                None
+            };
+            let sent_at = Instant::now();
+            let status = status.as_u16();
+            app.log.update(seq, |e| {
+                e.status = Some(Sent::Status(status));
+                e.sent_ms = Some(app.log.ms(sent_at));
+                e.sent_unix_ms = Some(unix_ms(now));
+                e.date = date;
+                e.retry_after = (!sent_retry_after.is_empty()).then(|| sent_retry_after.join(", "));
+            });
+            response
+        }
+    };
+    in_flight.done = true;
+    response.extensions_mut().insert(note);
+    response
+}
+
+type Admitted<'a> = (usize, &'a Loaded, Instant);
+
+/// Checks the parameters and takes the run's next response index.
+fn admit<'a>(
+    app: &'a AppState,
+    entry: &Entry,
+    arrival: Instant,
+) -> Result<Admitted<'a>, (StatusCode, String)> {
+    let known = || app.catalog.names().join(", ");
+    match entry.collection.as_deref() {
+        None => {
+            return Err((
+                StatusCode::NOT_FOUND,
+                format!("missing `collection` parameter; the only collection is \"{COLLECTION}\""),
+            ))
+        }
+        Some(COLLECTION) => {}
+        Some(other) => {
+            return Err((
+                StatusCode::NOT_FOUND,
+                format!("unknown collection \"{other}\"; the only collection is \"{COLLECTION}\""),
+            ))
+        }
+    }
+    let Some(name) = entry.scenario.as_deref() else {
+        return Err((
+            StatusCode::NOT_FOUND,
+            format!("missing `scenario` parameter; known scenarios: {}", known()),
+        ));
+    };
+    let Some(loaded) = app.catalog.get(name) else {
+        return Err((
+            StatusCode::NOT_FOUND,
+            format!("unknown scenario \"{name}\"; known scenarios: {}", known()),
+        ));
+    };
+    let Some(run) = entry.run.as_deref() else {
+        return Err((
+            StatusCode::BAD_REQUEST,
+            "missing `run` parameter: give every action its own run id, and each of its \
+             requests gets the scenario's next scripted response"
+                .into(),
+        ));
+    };
+    let mut runs = app.runs.lock().unwrap_or_else(PoisonError::into_inner);
+    let state = runs.entry(run.to_string()).or_insert_with(|| RunState {
+        scenario: name.to_string(),
+        next: 0,
+        first_arrival: arrival,
+    });
+    if state.scenario != name {
+        return Err((
+            StatusCode::CONFLICT,
+            format!(
+                "run {run} belongs to scenario {}, not {name}; use a new run id for each action",
+                state.scenario
+            ),
+        ));
+    }
+    let index = state.next;
+    let scripted = loaded.responses.len();
+    if index >= scripted {
+        return Err((
+            StatusCode::CONFLICT,
+            format!(
+                "run {run} of scenario {name} asked for response {} but only {scripted} are \
+                 scripted",
+                index.saturating_add(1)
+            ),
+        ));
+    }
+    state.next = index.saturating_add(1);
+    Ok((index, loaded, state.first_arrival))
+}
+
+/// Records, when a request's future is dropped before its response was sent, that the client
+/// went away (an aborted fetch or a closed page).
+struct InFlight<'a> {
+    app: &'a AppState,
+    seq: u64,
+    done: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let gone = self.app.log.ms(Instant::now());
+        self.app
+            .log
+            .update(self.seq, |e| e.client_gone_ms = Some(gone));
+        eprintln!(
+            "fixture-server: {gone:>10.1} ms  request #{} ended by the client before its response",
+            self.seq
+        );
+    }
+}
+
+/// `OPTIONS /palettes`: a CORS preflight. Logged, but it takes no scripted response.
+async fn preflight(
+    State(app): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let now = Instant::now();
+    let wall = SystemTime::now();
+    let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
+    let param = |key: &str| query.get(key).filter(|v| !v.is_empty()).cloned();
+    app.log.push(Entry {
+        seq: 0,
+        method: method.to_string(),
+        uri: uri.to_string(),
+        run: param("run"),
+        scenario: param("scenario"),
+        collection: param("collection"),
+        attempt: None,
+        arrival_ms: app.log.ms(now),
+        arrival_unix_ms: unix_ms(wall),
+        status: Some(Sent::Status(StatusCode::NO_CONTENT.as_u16())),
+        error: None,
+        sent_ms: Some(app.log.ms(now)),
+        sent_unix_ms: Some(unix_ms(wall)),
+        date: Some(httpdate::fmt_http_date(wall)),
+        retry_after: None,
+        client_gone_ms: None,
+    });
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    let out = response.headers_mut();
+    out.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("GET, OPTIONS"),
+    );
+    let requested = headers
+        .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
+        .cloned()
+        .unwrap_or_else(|| HeaderValue::from_static("*"));
+    out.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, requested);
+    out.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("600"),
+    );
+    set_date(out, wall);
+    response
+}
+
+/// `GET /log[?run=RUN]`: the log entries as a JSON array.
+async fn log_get(
+    State(app): State<Arc<AppState>>,
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+) -> Response {
+    let query = match query {
+        Ok(Query(query)) => query,
+        Err(rejection) => {
+            return plain(
+                StatusCode::BAD_REQUEST,
+                format!("malformed query string: {}", rejection.body_text()),
+            )
+        }
+    };
+    let entries = app.log.entries(query.get("run").map(String::as_str));
+    json(&entries)
+}
+
+/// `DELETE /log`: forgets every entry (run counters are kept, so a run id stays used).
+async fn log_delete(State(app): State<Arc<AppState>>) -> Response {
+    let cleared = app.log.clear();
+    json(&serde_json::json!({ "cleared": cleared }))
+}
+
+/// 404 for a file that is not there, naming it.
+async fn not_found(OriginalUri(uri): OriginalUri) -> Response {
+    plain(StatusCode::NOT_FOUND, format!("not found: {}", uri.path()))
+}
+
+/// Refuses any path with a `..` segment, however it is encoded.
+async fn reject_traversal(request: Request, next: Next) -> Response {
+    if has_parent_segment(request.uri().path()) {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "refused: `..` is not allowed in a path ({})",
+                request.uri().path()
+            ),
+        );
+    }
+    next.run(request).await
+}
+
+/// Whether a path names a parent folder anywhere, after percent-decoding, with `/` or `\` as a
+/// separator.
+fn has_parent_segment(path: &str) -> bool {
+    path.split('/').any(|segment| {
+        let decoded = percent_decode_str(segment).decode_utf8_lossy();
+        decoded.split(['/', '\\']).any(|part| part == "..")
+    })
+}
+
+/// CORS for `/palettes`: any origin may read it, including `Retry-After` and `Date`.
+async fn add_cors(mut response: Response) -> Response {
+    let out = response.headers_mut();
+    out.insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    out.insert(
+        header::ACCESS_CONTROL_EXPOSE_HEADERS,
+        HeaderValue::from_static("Retry-After, Date"),
+    );
+    response
+}
+
+/// Marks a response that must go out without a `Date` header.
+#[derive(Clone, Copy)]
+struct NoDate;
+
+/// Nothing is cached: every page load and every request reaches the server. Every response
+/// carries a real `Date` (hyper's automatic one is off), except a scripted response of a
+/// scenario that has no clock evidence.
+async fn add_common_headers(mut response: Response) -> Response {
+    let no_date = response.extensions().get::<NoDate>().is_some();
+    let out = response.headers_mut();
+    if !no_date && !out.contains_key(header::DATE) {
+        set_date(out, SystemTime::now());
+    }
+    if !out.contains_key(header::CACHE_CONTROL) {
+        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
+    out.entry(header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(HeaderValue::from_static("nosniff"));
+    response
+}
+
+/// Sets `Date` to `now`; returns the value.
+fn set_date(headers: &mut HeaderMap, now: SystemTime) -> String {
+    let date = httpdate::fmt_http_date(now);
+    if let Ok(value) = HeaderValue::from_str(&date) {
+        headers.insert(header::DATE, value);
+    }
+    date
+}
+
+fn plain(status: StatusCode, message: String) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+        message,
+    )
+        .into_response()
+}
+
+fn json<T: serde::Serialize>(value: &T) -> Response {
+    match serde_json::to_vec(value) {
+        Ok(bytes) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "application/json")],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => plain(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::has_parent_segment;
+
+    #[test]
+    fn parent_segments_are_found_however_encoded() {
+        for path in [
+            "/..",
+            "/../Cargo.toml",
+            "/pkg/../../etc/passwd",
+            "/fixtures/%2e%2e/Cargo.toml",
+            "/fixtures/%2E%2E/Cargo.toml",
+            "/fixtures/..%2fCargo.toml",
+            "/fixtures/..%5cCargo.toml",
+            "/a/.%2e/b",
+        ] {
+            assert!(has_parent_segment(path), "{path}");
+        }
+        for path in [
+            "/",
+            "/index.html",
+            "/pkg/a..b.js",
+            "/...",
+            "/.hidden",
+            "/a/./b",
+        ] {
+            assert!(!has_parent_segment(path), "{path}");
+        }
+    }
+}

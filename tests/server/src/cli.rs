@@ -1,0 +1,125 @@
+//! Command line: `fixture-server [--host HOST] [--port PORT] [--root DIR]`.
+
+use std::path::PathBuf;
+
+/// The usage text printed by `--help` and after a bad argument.
+pub const USAGE: &str = "\
+usage: fixture-server [--host HOST] [--port PORT] [--root DIR]
+
+Serves the page (www/), the wasm package (crate/pkg/) and the fixtures, and answers
+GET /palettes?collection=coast&scenario=NAME&run=RUN from the scenarios in DIR/fixtures/*.json.
+
+  --host HOST   address to listen on (default 127.0.0.1)
+  --port PORT   port to listen on; 0 picks a free one (default: $PORT, else 8080)
+  --root DIR    the repository root holding www/, crate/pkg/ and fixtures/ (default: .)
+";
+
+/// Where to listen and what to serve.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The address to bind, as given (`127.0.0.1`, `::1`, `localhost`).
+    pub host: String,
+    /// The port; 0 asks the system for a free one.
+    pub port: u16,
+    /// The repository root.
+    pub root: PathBuf,
+}
+
+/// What the command line asks for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// Start the server.
+    Run(Options),
+    /// Print the usage and exit.
+    Help,
+}
+
+/// Reads the arguments (without the program name). `port_env` is the `PORT` environment
+/// variable, used when `--port` is absent.
+pub fn parse<I>(args: I, port_env: Option<&str>) -> Result<Command, String>
+where
+    I: IntoIterator<Item = String>,
+{
+    let mut host = String::from("127.0.0.1");
+    let mut port: Option<u16> = None;
+    let mut root = PathBuf::from(".");
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value.into())),
+            _ => (arg.clone(), None),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            match inline.clone().or_else(|| args.next()) {
+                Some(v) if !v.is_empty() => Ok(v),
+                _ => Err(format!("{name} needs a value")),
+            }
+        };
+        match flag.as_str() {
+            "-h" | "--help" => return Ok(Command::Help),
+            "--host" => host = value("--host")?,
+            "--port" => port = Some(parse_port(&value("--port")?, "--port")?),
+            "--root" => root = PathBuf::from(value("--root")?),
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    let port = match (port, port_env.map(str::trim).filter(|p| !p.is_empty())) {
+        (Some(port), _) => port,
+        (None, Some(env)) => parse_port(env, "PORT")?,
+        (None, None) => 8080,
+    };
+    Ok(Command::Run(Options { host, port, root }))
+}
+
+fn parse_port(text: &str, what: &str) -> Result<u16, String> {
+    text.parse::<u16>()
+        .map_err(|_| format!("{what} must be a port number from 0 to 65535, not `{text}`"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn run(list: &[&str], env: Option<&str>) -> Options {
+        match parse(args(list), env) {
+            Ok(Command::Run(options)) => options,
+            other => panic!("expected options, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn defaults() {
+        let options = run(&[], None);
+        assert_eq!(options.host, "127.0.0.1");
+        assert_eq!(options.port, 8080);
+        assert_eq!(options.root, PathBuf::from("."));
+    }
+
+    #[test]
+    fn flags_in_both_spellings() {
+        let options = run(&["--host", "::1", "--port=0", "--root", "/tmp/x"], None);
+        assert_eq!(options.host, "::1");
+        assert_eq!(options.port, 0);
+        assert_eq!(options.root, PathBuf::from("/tmp/x"));
+    }
+
+    #[test]
+    fn port_env_is_used_only_without_the_flag() {
+        assert_eq!(run(&[], Some("9000")).port, 9000);
+        assert_eq!(run(&["--port", "9001"], Some("9000")).port, 9001);
+        assert_eq!(run(&[], Some(" ")).port, 8080);
+        assert!(parse(args(&[]), Some("http")).is_err());
+    }
+
+    #[test]
+    fn bad_arguments_are_errors() {
+        assert!(parse(args(&["--port"]), None).is_err());
+        assert!(parse(args(&["--port", "70000"]), None).is_err());
+        assert!(parse(args(&["--verbose"]), None).is_err());
+        assert_eq!(parse(args(&["--help"]), None), Ok(Command::Help));
+    }
+}

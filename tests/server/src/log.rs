@@ -1,0 +1,134 @@
+//! The request log that tests read through `GET /log`: one entry per `/palettes` request,
+//! written at arrival and completed when the response is sent (or the connection dropped, or
+//! the client goes away first).
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+
+/// What the server did with a request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Sent {
+    /// An HTTP status: a scripted one, or a 4xx rejection.
+    Status(u16),
+    /// `"transport_error"`: the connection was dropped without a response.
+    Word(&'static str),
+}
+
+/// One `/palettes` request. Times are milliseconds: `*_ms` since the server started (monotonic),
+/// `*_unix_ms` since the Unix epoch (wall clock).
+#[derive(Clone, Debug, Serialize)]
+pub struct Entry {
+    /// Sequence number, from 1, in arrival order; never reused (not even after `DELETE /log`).
+    pub seq: u64,
+    /// `GET` (or `OPTIONS` for a CORS preflight, `HEAD`, ...).
+    pub method: String,
+    /// The path and query as requested.
+    pub uri: String,
+    /// The `run` parameter, if given.
+    pub run: Option<String>,
+    /// The `scenario` parameter, if given.
+    pub scenario: Option<String>,
+    /// The `collection` parameter, if given.
+    pub collection: Option<String>,
+    /// Which scripted response this request got, 1-based (attempt n gets `responses[n-1]`);
+    /// null when the request was rejected (or is a preflight).
+    pub attempt: Option<u32>,
+    /// When the request arrived.
+    pub arrival_ms: f64,
+    /// When the request arrived, on the wall clock.
+    pub arrival_unix_ms: f64,
+    /// The status sent, `"transport_error"`, or null while the response is pending (or when the
+    /// client went away first).
+    pub status: Option<Sent>,
+    /// The rejection message of a 4xx.
+    pub error: Option<String>,
+    /// When the response was handed to the connection (or the connection dropped).
+    pub sent_ms: Option<f64>,
+    /// The same, on the wall clock.
+    pub sent_unix_ms: Option<f64>,
+    /// The `Date` header sent.
+    pub date: Option<String>,
+    /// The `Retry-After` header sent (after moving a date onto the real clock).
+    pub retry_after: Option<String>,
+    /// When the server noticed that the client had gone before its response was sent (an
+    /// aborted fetch); null otherwise.
+    pub client_gone_ms: Option<f64>,
+}
+
+/// The log, and the server's start time that its `*_ms` fields count from.
+#[derive(Debug)]
+pub struct RequestLog {
+    started: Instant,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    next_seq: u64,
+    entries: Vec<Entry>,
+}
+
+impl RequestLog {
+    /// An empty log; `started` is the server's start.
+    pub fn new(started: Instant) -> Self {
+        RequestLog {
+            started,
+            inner: Mutex::new(Inner::default()),
+        }
+    }
+
+    /// Milliseconds from the server's start to `at`.
+    pub fn ms(&self, at: Instant) -> f64 {
+        at.saturating_duration_since(self.started).as_secs_f64() * 1000.0
+    }
+
+    /// Adds an entry, numbering it; returns its number.
+    pub fn push(&self, mut entry: Entry) -> u64 {
+        let mut inner = self.lock();
+        inner.next_seq = inner.next_seq.saturating_add(1);
+        entry.seq = inner.next_seq;
+        let seq = entry.seq;
+        inner.entries.push(entry);
+        seq
+    }
+
+    /// Changes entry `seq`, if it is still in the log.
+    pub fn update(&self, seq: u64, change: impl FnOnce(&mut Entry)) {
+        let mut inner = self.lock();
+        if let Some(entry) = inner.entries.iter_mut().rev().find(|e| e.seq == seq) {
+            change(entry);
+        }
+    }
+
+    /// The entries of `run` (all entries for `None`), in arrival order.
+    pub fn entries(&self, run: Option<&str>) -> Vec<Entry> {
+        self.lock()
+            .entries
+            .iter()
+            .filter(|e| run.is_none() || e.run.as_deref() == run)
+            .cloned()
+            .collect()
+    }
+
+    /// Forgets every entry; returns how many there were.
+    pub fn clear(&self) -> usize {
+        let mut inner = self.lock();
+        let count = inner.entries.len();
+        inner.entries.clear();
+        count
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic elsewhere cannot leave an entry half-written; keep serving.
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// Milliseconds since the Unix epoch of `time`.
+pub fn unix_ms(time: SystemTime) -> f64 {
+    time.duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}

@@ -1,0 +1,150 @@
+//! `fixture-server`: the page, the wasm package and a scripted rate-limited service, for
+//! trying the retry budget by hand and for the end-to-end tests. See `README.md` beside this
+//! crate for the routes and the log format.
+
+mod app;
+mod catalog;
+mod cli;
+mod log;
+mod serve;
+mod shift;
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+use tokio::net::TcpListener;
+
+use crate::app::AppState;
+use crate::catalog::Catalog;
+use crate::cli::{Command, Options};
+
+fn main() -> ExitCode {
+    let port_env = std::env::var("PORT").ok();
+    let options = match cli::parse(std::env::args().skip(1), port_env.as_deref()) {
+        Ok(Command::Run(options)) => options,
+        Ok(Command::Help) => {
+            print!("{}", cli::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("fixture-server: {message}\n\n{}", cli::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("fixture-server: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(run(options))
+}
+
+async fn run(options: Options) -> ExitCode {
+    let started = Instant::now();
+    let fixtures = options.root.join("fixtures");
+    let catalog = match Catalog::load(&fixtures) {
+        Ok((catalog, files)) => {
+            eprintln!(
+                "fixture-server: {} scenario(s) from {} file(s) in {}: {}",
+                catalog.len(),
+                files.len(),
+                fixtures.display(),
+                catalog.names().join(", ")
+            );
+            catalog
+        }
+        Err(problems) => {
+            for problem in &problems {
+                eprintln!("fixture-server: {problem}");
+            }
+            eprintln!(
+                "fixture-server: refusing to start: {} problem(s) with the scenarios in {}",
+                problems.len(),
+                fixtures.display()
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    for (path, hint) in [
+        ("www/index.html", "the page will not load"),
+        (
+            "crate/pkg/retry_budget.js",
+            "build the wasm package first (wasm-pack build), or /pkg/ will be empty",
+        ),
+    ] {
+        if !options.root.join(path).is_file() {
+            eprintln!(
+                "fixture-server: warning: {} is missing: {hint}",
+                options.root.join(path).display()
+            );
+        }
+    }
+
+    let listener = match TcpListener::bind((options.host.as_str(), options.port)).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            eprintln!(
+                "fixture-server: cannot listen on {}:{}: {e}",
+                options.host, options.port
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let address = match listener.local_addr() {
+        Ok(address) => address,
+        Err(e) => {
+            eprintln!("fixture-server: cannot read the listening address: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let url = match address {
+        SocketAddr::V4(v4) => format!("http://{}:{}/", v4.ip(), v4.port()),
+        SocketAddr::V6(v6) => format!("http://[{}]:{}/", v6.ip(), v6.port()),
+    };
+    {
+        let mut stdout = std::io::stdout().lock();
+        let printed =
+            writeln!(stdout, "fixture-server listening on {url}").and_then(|()| stdout.flush());
+        if let Err(e) = printed {
+            eprintln!("fixture-server: cannot print the address: {e}");
+        }
+    }
+
+    let state = Arc::new(AppState::new(catalog, started));
+    let router = app::router(Arc::clone(&state), &options.root);
+    serve::serve(listener, router, state, shutdown_signal()).await;
+    eprintln!("fixture-server: stopped");
+    ExitCode::SUCCESS
+}
+
+/// Ctrl-C, or SIGTERM on Unix.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+}

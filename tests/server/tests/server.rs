@@ -1,0 +1,584 @@
+//! The built `fixture-server`, started on a free port and driven over real HTTP.
+
+mod support;
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hyper::Method;
+use serde_json::{json, Value};
+
+use support::{
+    assert_real_date, date_secs, get, raw_exchange, repo_root, send, tiny_root, Server, TempDir,
+    SECRET, WASM_BYTES,
+};
+
+/// Every field of a log entry, exactly.
+const LOG_FIELDS: &[&str] = &[
+    "seq",
+    "method",
+    "uri",
+    "run",
+    "scenario",
+    "collection",
+    "attempt",
+    "arrival_ms",
+    "arrival_unix_ms",
+    "status",
+    "error",
+    "sent_ms",
+    "sent_unix_ms",
+    "date",
+    "retry_after",
+    "client_gone_ms",
+];
+
+fn number(entry: &Value, field: &str) -> f64 {
+    entry[field]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{field} is not a number in {entry}"))
+}
+
+fn assert_cors(reply: &support::Reply) {
+    assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(
+        reply.header("access-control-expose-headers"),
+        Some("Retry-After, Date")
+    );
+}
+
+#[tokio::test]
+async fn schedule_a_answers_in_order_after_its_durations_and_the_log_shows_it() {
+    let server = Server::start(&repo_root());
+    let run = "schedule-a-in-order";
+    let url = server.palettes("schedule-a", run);
+    let mut took = Vec::new();
+    let mut replies = Vec::new();
+    for _ in 0..3 {
+        let sent = Instant::now();
+        let reply = get(&url).await.expect("a response");
+        took.push(sent.elapsed());
+        replies.push(reply);
+    }
+    let statuses: Vec<u16> = replies.iter().map(|r| r.status).collect();
+    assert_eq!(statuses, [429, 429, 200]);
+    assert_eq!(replies[0].header("retry-after"), Some("3"));
+    assert_eq!(replies[1].header("retry-after"), Some("4"));
+    assert_eq!(replies[2].header("retry-after"), None);
+    for reply in &replies {
+        assert_real_date(reply);
+        assert_cors(reply);
+        assert_eq!(reply.header("cache-control"), Some("no-store"));
+    }
+    assert_eq!(replies[2].header("content-type"), Some("application/json"));
+    let body: Value = serde_json::from_str(&replies[2].body).expect("a JSON body");
+    assert_eq!(body, json!(["sea glass", "driftwood", "kelp"]));
+    // The scripted durations, 2, 2 and 3 s, are honoured (and not much exceeded).
+    for (took, scripted) in took.iter().zip([2.0, 2.0, 3.0]) {
+        let took = took.as_secs_f64();
+        assert!(
+            took >= scripted && took < scripted + 1.0,
+            "{took} for {scripted}"
+        );
+    }
+
+    // A fourth request asks for more than is scripted.
+    let extra = get(&url).await.expect("a response");
+    assert_eq!(extra.status, 409);
+    assert_eq!(
+        extra.body,
+        format!("run {run} of scenario schedule-a asked for response 4 but only 3 are scripted")
+    );
+    assert_cors(&extra);
+
+    let log = server.log(run).await;
+    assert_eq!(log.len(), 4, "{log:?}");
+    for entry in &log {
+        let fields: BTreeSet<&str> = entry
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(fields, LOG_FIELDS.iter().copied().collect());
+        assert_eq!(entry["run"], run);
+        assert_eq!(entry["scenario"], "schedule-a");
+        assert_eq!(entry["collection"], "coast");
+        assert_eq!(entry["method"], "GET");
+        assert_eq!(entry["client_gone_ms"], Value::Null);
+    }
+    let attempts: Vec<&Value> = log.iter().map(|e| &e["attempt"]).collect();
+    assert_eq!(attempts, [&json!(1), &json!(2), &json!(3), &Value::Null]);
+    let sent: Vec<&Value> = log.iter().map(|e| &e["status"]).collect();
+    assert_eq!(sent, [&json!(429), &json!(429), &json!(200), &json!(409)]);
+    assert_eq!(log[0]["retry_after"], "3");
+    assert_eq!(log[3]["error"], json!(extra.body));
+    for (entry, scripted_ms) in log.iter().zip([2000.0, 2000.0, 3000.0]) {
+        let waited = number(entry, "sent_ms") - number(entry, "arrival_ms");
+        assert!(waited >= scripted_ms, "{entry}");
+        let wall = number(entry, "sent_unix_ms") - number(entry, "arrival_unix_ms");
+        assert!((wall - waited).abs() < 50.0, "{entry}");
+    }
+    for pair in log.windows(2) {
+        // Each request arrived after the previous one was answered.
+        assert!(number(&pair[1], "arrival_ms") >= number(&pair[0], "sent_ms"));
+    }
+    let now_unix_ms =
+        support::date_secs(&httpdate::fmt_http_date(std::time::SystemTime::now())) as f64 * 1000.0;
+    assert!((now_unix_ms - number(&log[0], "arrival_unix_ms")).abs() < 20_000.0);
+}
+
+#[tokio::test]
+async fn schedule_b_dates_are_moved_onto_the_real_clock_keeping_their_offset() {
+    let server = Server::start(&repo_root());
+    let url = server.palettes("schedule-b", "schedule-b-offsets");
+    for _ in 0..2 {
+        let reply = get(&url).await.expect("a response");
+        assert_eq!(reply.status, 429);
+        let date = assert_real_date(&reply);
+        let retry_after = reply.header("retry-after").expect("a Retry-After");
+        assert!(retry_after.ends_with(" GMT") && retry_after.contains(", "));
+        // Scripted: each date is 4 s after its receipt on the scenario's clock.
+        assert_eq!(date_secs(retry_after) - date, 4, "{retry_after}");
+    }
+}
+
+#[tokio::test]
+async fn a_fractional_offset_is_rounded_up_and_scripted_headers_and_bodies_are_sent() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let url = server.palettes("tiny-date", "fraction");
+    let first = get(&url).await.expect("a response");
+    assert_eq!(first.status, 429);
+    // Received at 0.1 s with a date 3 s after the start: 2.9 s, sent as 3.
+    let date = assert_real_date(&first);
+    let retry_after = first.header("retry-after").expect("a Retry-After");
+    assert_eq!(date_secs(retry_after) - date, 3);
+    assert_eq!(first.header("x-scripted"), Some("kept"));
+    assert_eq!(first.header("content-type"), None);
+    assert_eq!(first.body, "");
+
+    let second = get(&url).await.expect("a response");
+    assert_eq!(second.status, 200);
+    assert_eq!(second.header("content-type"), Some("application/json"));
+    let body: Value = serde_json::from_str(&second.body).expect("JSON");
+    assert_eq!(body, json!({ "palettes": ["sea glass", "kelp"] }));
+
+    let log = server.log("fraction").await;
+    assert_eq!(log[0]["retry_after"], retry_after);
+    assert_eq!(log[0]["date"], first.header("date").expect("a Date"));
+}
+
+#[tokio::test]
+async fn a_date_on_an_attempt_the_model_never_makes_is_measured_from_the_live_receipt() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let url = server.palettes("tiny-unreached", "unreached");
+    // The model stops at the 503; a client that retries anyway gets response 2, whose date is
+    // 10 s after the scenario's start, received about 0.1 s into the live run: 9.9 s, sent as 10.
+    assert_eq!(get(&url).await.expect("1").status, 503);
+    let second = get(&url).await.expect("2");
+    assert_eq!(second.status, 429);
+    let date = assert_real_date(&second);
+    let retry_after = second.header("retry-after").expect("a Retry-After");
+    assert_eq!(date_secs(retry_after) - date, 10, "{retry_after}");
+}
+
+#[tokio::test]
+async fn a_date_without_a_scenario_clock_is_sent_as_scripted_without_clock_evidence() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let reply = get(&server.palettes("tiny-untrusted", "untrusted"))
+        .await
+        .expect("a response");
+    assert_eq!(reply.status, 429);
+    assert_eq!(
+        reply.header("retry-after"),
+        Some("Mon, 01 Jan 2024 12:00:06 GMT")
+    );
+    // No clock evidence: no Date header at all, so a client cannot read the date as past.
+    assert_eq!(reply.header("date"), None);
+    // Everything else the server sends still carries a real Date.
+    let page = get(&server.at("/")).await.expect("a response");
+    assert_real_date(&page);
+}
+
+#[tokio::test]
+async fn cors_headers_are_on_every_palettes_response_and_the_preflight() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let ok = get(&server.palettes("tiny-two", "cors"))
+        .await
+        .expect("a response");
+    assert_eq!(ok.status, 429);
+    assert_cors(&ok);
+    let rejected = get(&server.at("/palettes?collection=coast"))
+        .await
+        .expect("a response");
+    assert_eq!(rejected.status, 404);
+    assert_cors(&rejected);
+
+    let preflight = send(
+        Method::OPTIONS,
+        &server.palettes("tiny-two", "cors-preflight"),
+        &[
+            ("origin", "http://elsewhere.test"),
+            ("access-control-request-method", "GET"),
+            ("access-control-request-headers", "x-trace"),
+        ],
+    )
+    .await
+    .expect("a response");
+    assert_eq!(preflight.status, 204);
+    assert_cors(&preflight);
+    assert_eq!(
+        preflight.header("access-control-allow-methods"),
+        Some("GET, OPTIONS")
+    );
+    assert_eq!(
+        preflight.header("access-control-allow-headers"),
+        Some("x-trace")
+    );
+    // A preflight takes no scripted response: the run's first GET still gets response 1.
+    let first = get(&server.palettes("tiny-two", "cors-preflight"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 429);
+    let log = server.log("cors-preflight").await;
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0]["method"], "OPTIONS");
+    assert_eq!(log[0]["attempt"], Value::Null);
+    assert_eq!(log[1]["attempt"], 1);
+}
+
+#[tokio::test]
+async fn bad_requests_get_a_clear_4xx_and_are_logged() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let cases: &[(&str, u16, &str)] = &[
+        (
+            "/palettes?scenario=tiny-two&run=bad",
+            404,
+            "missing `collection` parameter; the only collection is \"coast\"",
+        ),
+        (
+            "/palettes?collection=forest&scenario=tiny-two&run=bad",
+            404,
+            "unknown collection \"forest\"; the only collection is \"coast\"",
+        ),
+        (
+            "/palettes?collection=coast&run=bad",
+            404,
+            "missing `scenario` parameter; known scenarios: tiny-date, tiny-slow, tiny-transport, \
+             tiny-two, tiny-unreached, tiny-untrusted",
+        ),
+        (
+            "/palettes?collection=coast&scenario=no-such&run=bad",
+            404,
+            "unknown scenario \"no-such\"; known scenarios: tiny-date, tiny-slow, tiny-transport, \
+             tiny-two, tiny-unreached, tiny-untrusted",
+        ),
+        (
+            "/palettes?collection=coast&scenario=tiny-two",
+            400,
+            "missing `run` parameter",
+        ),
+        (
+            "/palettes?collection=coast&scenario=tiny-two&run=",
+            400,
+            "missing `run` parameter",
+        ),
+    ];
+    for (path, status, message) in cases {
+        let reply = get(&server.at(path)).await.expect("a response");
+        assert_eq!(reply.status, *status, "{path}");
+        assert!(reply.body.starts_with(message), "{path}: {}", reply.body);
+        assert_eq!(
+            reply.header("content-type"),
+            Some("text/plain; charset=utf-8")
+        );
+        assert_real_date(&reply);
+    }
+
+    // Running out of scripted responses, and switching scenario within a run.
+    let url = server.palettes("tiny-two", "short");
+    assert_eq!(get(&url).await.expect("1").status, 429);
+    assert_eq!(get(&url).await.expect("2").status, 503);
+    let third = get(&url).await.expect("3");
+    assert_eq!(third.status, 409);
+    assert_eq!(
+        third.body,
+        "run short of scenario tiny-two asked for response 3 but only 2 are scripted"
+    );
+    let switched = get(&server.palettes("tiny-date", "short"))
+        .await
+        .expect("4");
+    assert_eq!(switched.status, 409);
+    assert!(
+        switched
+            .body
+            .starts_with("run short belongs to scenario tiny-two, not tiny-date"),
+        "{}",
+        switched.body
+    );
+
+    let rejected = server.log("bad").await;
+    assert_eq!(rejected.len(), 4);
+    for (entry, (_, status, message)) in rejected.iter().zip(cases) {
+        assert_eq!(entry["attempt"], Value::Null);
+        assert_eq!(entry["status"], *status);
+        assert!(entry["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with(message)));
+    }
+    let short = server.log("short").await;
+    let statuses: Vec<&Value> = short.iter().map(|e| &e["status"]).collect();
+    assert_eq!(
+        statuses,
+        [&json!(429), &json!(503), &json!(409), &json!(409)]
+    );
+    assert!(server
+        .stderr()
+        .contains("rejected: unknown scenario \"no-such\""));
+}
+
+#[tokio::test]
+async fn runs_are_independent_even_when_concurrent() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let a = server.palettes("tiny-two", "run-a");
+    let b = server.palettes("tiny-two", "run-b");
+    assert_eq!(get(&a).await.expect("a1").status, 429);
+    let (a2, b1) = tokio::join!(get(&a), get(&b));
+    assert_eq!(a2.expect("a2").status, 503);
+    assert_eq!(b1.expect("b1").status, 429);
+    assert_eq!(get(&b).await.expect("b2").status, 503);
+    let log_a = server.log("run-a").await;
+    let log_b = server.log("run-b").await;
+    assert_eq!(log_a.len(), 2);
+    assert_eq!(log_b.len(), 2);
+    assert!(log_a.iter().all(|e| e["run"] == "run-a"));
+    assert_eq!(log_b[1]["attempt"], 2);
+}
+
+#[tokio::test]
+async fn a_transport_error_drops_the_connection_after_its_duration() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let started = Instant::now();
+    let failed = get(&server.palettes("tiny-transport", "drop")).await;
+    let took = started.elapsed();
+    assert!(failed.is_err(), "expected a failure, got {failed:?}");
+    assert!(took >= Duration::from_millis(200), "{took:?}");
+    // No status line ever reaches the client.
+    let raw = raw_exchange(
+        &server.url,
+        "GET /palettes?collection=coast&scenario=tiny-transport&run=drop-raw HTTP/1.1\r\n\
+         Host: fixture\r\n\r\n",
+    );
+    assert_eq!(raw, "");
+    let log = server.log("drop").await;
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["status"], "transport_error");
+    assert_eq!(log[0]["attempt"], 1);
+    assert!(number(&log[0], "sent_ms") - number(&log[0], "arrival_ms") >= 200.0);
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_mid_request_is_logged_without_a_status() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let address = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches('/');
+    let mut stream = std::net::TcpStream::connect(address).expect("connect");
+    stream
+        .write_all(
+            b"GET /palettes?collection=coast&scenario=tiny-slow&run=gone HTTP/1.1\r\n\
+              Host: fixture\r\n\r\n",
+        )
+        .expect("send");
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    drop(stream);
+    let deadline = Instant::now() + Duration::from_secs(3);
+    let entry = loop {
+        let log = server.log("gone").await;
+        if let Some(entry) = log.first().filter(|e| !e["client_gone_ms"].is_null()) {
+            break entry.clone();
+        }
+        assert!(Instant::now() < deadline, "never marked as gone: {log:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(entry["attempt"], 1);
+    assert_eq!(entry["status"], Value::Null);
+    assert_eq!(entry["sent_ms"], Value::Null);
+    let gone_after = number(&entry, "client_gone_ms") - number(&entry, "arrival_ms");
+    assert!((250.0..1500.0).contains(&gone_after), "{entry}");
+}
+
+#[tokio::test]
+async fn the_log_can_be_cleared_without_resetting_runs() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let url = server.palettes("tiny-two", "cleared");
+    assert_eq!(get(&url).await.expect("1").status, 429);
+    let cleared = send(Method::DELETE, &server.at("/log"), &[])
+        .await
+        .expect("DELETE /log");
+    assert_eq!(cleared.status, 200);
+    assert_eq!(
+        serde_json::from_str::<Value>(&cleared.body).expect("JSON"),
+        json!({ "cleared": 1 })
+    );
+    let all = get(&server.at("/log")).await.expect("GET /log");
+    assert_eq!(all.body, "[]");
+    assert_eq!(all.header("content-type"), Some("application/json"));
+    assert_eq!(get(&url).await.expect("2").status, 503);
+    let log = server.log("cleared").await;
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["attempt"], 2);
+    assert_eq!(log[0]["seq"], 2);
+}
+
+#[tokio::test]
+async fn static_files_are_served_with_their_types_and_no_listing() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    let files: &[(&str, &str, &[u8])] = &[
+        (
+            "/",
+            "text/html",
+            b"<!doctype html><title>fixture page</title>",
+        ),
+        (
+            "/index.html",
+            "text/html",
+            b"<!doctype html><title>fixture page</title>",
+        ),
+        ("/app.js", "text/javascript", b"export const answer = 42;\n"),
+        ("/style.css", "text/css", b"body { margin: 0 }\n"),
+        ("/sub/inner.txt", "text/plain", b"inner\n"),
+        (
+            "/pkg/retry_budget.js",
+            "text/javascript",
+            b"export default function init() {}\n",
+        ),
+        ("/pkg/retry_budget_bg.wasm", "application/wasm", WASM_BYTES),
+        (
+            "/fixtures/tiny.json",
+            "application/json",
+            support::TINY_SCENARIOS.as_bytes(),
+        ),
+    ];
+    for (path, content_type, bytes) in files {
+        let reply = get(&server.at(path)).await.expect("a response");
+        assert_eq!(reply.status, 200, "{path}");
+        let got = reply.header("content-type").unwrap_or_default();
+        assert!(got.starts_with(content_type), "{path}: {got}");
+        assert_eq!(reply.bytes, *bytes, "{path}");
+        assert_eq!(reply.header("cache-control"), Some("no-store"), "{path}");
+        assert_real_date(&reply);
+    }
+    for path in [
+        "/sub/",
+        "/sub",
+        "/pkg/",
+        "/fixtures/",
+        "/missing.js",
+        "/secret.txt",
+    ] {
+        let reply = get(&server.at(path)).await.expect("a response");
+        assert_eq!(reply.status, 404, "{path}");
+        assert!(!reply.body.contains("inner.txt"), "{path} lists a folder");
+        assert!(!reply.body.contains(SECRET), "{path}");
+    }
+    let missing = get(&server.at("/missing.js")).await.expect("a response");
+    assert_eq!(missing.body, "not found: /missing.js");
+}
+
+#[tokio::test]
+async fn parent_folders_are_refused_however_written() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    for path in [
+        "/../secret.txt",
+        "/fixtures/../secret.txt",
+        "/pkg/../../secret.txt",
+        "/fixtures/%2e%2e/secret.txt",
+        "/fixtures/%2E%2E/secret.txt",
+        "/fixtures/..%2fsecret.txt",
+        "/sub/..%5c..%5csecret.txt",
+    ] {
+        let raw = raw_exchange(
+            &server.url,
+            &format!("GET {path} HTTP/1.1\r\nHost: fixture\r\nConnection: close\r\n\r\n"),
+        );
+        assert!(raw.starts_with("HTTP/1.1 400 "), "{path}: {raw}");
+        assert!(raw.contains("`..` is not allowed"), "{path}: {raw}");
+        assert!(!raw.contains(SECRET), "{path}");
+    }
+}
+
+fn refusal(root: &TempDir) -> (bool, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
+        .args(["--port", "0", "--root"])
+        .arg(&root.0)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run fixture-server");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_rejected_scenario_stops_the_server_from_starting() {
+    let root = TempDir::new();
+    root.write(
+        "fixtures/bad.json",
+        r#"{ "scenarios": [
+              { "name": "too-slow", "responses": [ { "duration_s": 9, "status": 200 } ] }
+           ] }"#,
+    );
+    let (ok, stdout, stderr) = refusal(&root);
+    assert!(!ok);
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("bad.json: scenario \"too-slow\", field `responses[0].duration_s`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("refusing to start"), "{stderr}");
+}
+
+#[test]
+fn a_name_used_in_two_files_stops_the_server_from_starting() {
+    let root = TempDir::new();
+    let scenario = r#"{ "scenarios": [
+        { "name": "twice", "responses": [ { "duration_s": 1, "status": 200 } ] }
+    ] }"#;
+    root.write("fixtures/a.json", scenario);
+    root.write("fixtures/b.json", scenario);
+    let (ok, stdout, stderr) = refusal(&root);
+    assert!(!ok);
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("b.json: scenario \"twice\": the name is already used in a.json"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_fixtures_folder_stops_the_server_from_starting() {
+    let root = TempDir::new();
+    let (ok, _, stderr) = refusal(&root);
+    assert!(!ok);
+    assert!(
+        stderr.contains("cannot read the fixtures folder"),
+        "{stderr}"
+    );
+}
