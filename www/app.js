@@ -117,7 +117,7 @@ function drawTimeline(live, model, policy, now) {
   for (let t = 0; t <= span; t += span > 40 ? 10 : 2) {
     add("text", { x: x(t), y: rowH * 2 + 32, class: "tick", "text-anchor": "middle" }, `${t}`);
   }
-  add("text", { x: x(budget), y: rowH * 2 + 22, class: "tick", "text-anchor": "middle" }, `deadline ${seconds(budget)} s`);
+  add("text", { x: x(budget) - 4, y: rowH * 2 + 22, class: "tick", "text-anchor": "end" }, `deadline ${seconds(budget)} s`);
   $("timeline").replaceChildren(svg);
 }
 

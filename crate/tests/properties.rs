@@ -10,6 +10,8 @@
 //! time, times that run backwards, events in any order, extreme policies) and check that it never
 //! panics and that a stop is final.
 
+#![cfg(not(target_arch = "wasm32"))]
+
 use core::time::Duration;
 
 use proptest::collection::vec;

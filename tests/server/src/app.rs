@@ -1,6 +1,7 @@
 //! Routes: the scripted `/palettes` service, the request log, and the static files.
 
 use std::collections::HashMap;
+use std::future::Future as _;
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Instant, SystemTime};
@@ -52,10 +53,46 @@ impl AppState {
     }
 }
 
-/// Marks a response that must not be sent: the connection is dropped instead (a scripted
-/// `transport_error`). The connection loop in `serve.rs` acts on it.
-#[derive(Clone, Copy, Debug)]
-pub struct DropConnection;
+/// The body of a scripted `transport_error`: a first chunk, then a failure, so the connection
+/// ends in the middle of the response.
+///
+/// Not a connection closed before any byte: a browser silently resends a GET whose reused
+/// keep-alive connection closed that way (seen in Chromium), and the log would show a request
+/// the driver never sent. A body cut short fails the fetch with a network error that nothing
+/// resends.
+struct BrokenBody {
+    first_chunk: Option<axum::body::Bytes>,
+    /// The failure waits a moment, so the first chunk is on the wire before the connection
+    /// ends (hyper would otherwise drop the buffered chunk with the connection).
+    fail_after: std::pin::Pin<Box<tokio::time::Sleep>>,
+}
+
+impl BrokenBody {
+    fn new() -> Self {
+        BrokenBody {
+            first_chunk: Some(axum::body::Bytes::from_static(b"[\"sea glass\", \"drift")),
+            fail_after: Box::pin(tokio::time::sleep(std::time::Duration::from_millis(50))),
+        }
+    }
+}
+
+impl axum::body::HttpBody for BrokenBody {
+    type Data = axum::body::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Some(chunk) = self.first_chunk.take() {
+            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
+        }
+        std::task::ready!(self.fail_after.as_mut().poll(cx));
+        std::task::Poll::Ready(Some(Err(std::io::Error::other(
+            "scripted transport_error: the response is cut short",
+        ))))
+    }
+}
 
 /// Extra words for the stderr access-log line of a request.
 #[derive(Clone, Debug)]
@@ -174,8 +211,11 @@ async fn palettes(
 
     let mut response = match &prepared.reply {
         PreparedReply::TransportError(word) => {
-            let mut response = Response::new(Body::empty());
-            response.extensions_mut().insert(DropConnection);
+            let mut response = Response::new(Body::new(BrokenBody::new()));
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
             response
                 .extensions_mut()
                 .insert(LogNote(format!("{} transport_error={word}", note.0)));

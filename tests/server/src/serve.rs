@@ -1,7 +1,5 @@
 //! The connection loop: HTTP/1.1 on hyper, each connection on its own task, the router as the
-//! service. A response marked [`DropConnection`] is never written: the service fails instead,
-//! and hyper closes the connection without a response, which a browser's fetch reports as a
-//! network error.
+//! service.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,22 +15,10 @@ use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpListener;
 use tower::ServiceExt;
 
-use crate::app::{AppState, DropConnection, LogNote};
+use crate::app::{AppState, LogNote};
 
 /// How long in-flight requests may go on after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-
-/// The service error that makes hyper drop a connection on purpose.
-#[derive(Debug)]
-struct ScriptedTransportError;
-
-impl std::fmt::Display for ScriptedTransportError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("scripted transport_error: connection dropped without a response")
-    }
-}
-
-impl std::error::Error for ScriptedTransportError {}
 
 /// Serves `router` on `listener` until `shutdown` completes, then lets open requests finish
 /// (for at most [`SHUTDOWN_GRACE`]).
@@ -92,7 +78,7 @@ async fn handle(
     router: Router,
     state: &AppState,
     request: Request<Incoming>,
-) -> Result<axum::response::Response, ScriptedTransportError> {
+) -> Result<axum::response::Response, std::convert::Infallible> {
     let arrival = Instant::now();
     let method = request.method().clone();
     let uri = request.uri().clone();
@@ -107,12 +93,6 @@ async fn handle(
         .get::<LogNote>()
         .map(|n| format!("  {}", n.0))
         .unwrap_or_default();
-    if response.extensions().get::<DropConnection>().is_some() {
-        eprintln!(
-            "fixture-server: {at:>10.1} ms  {method} {uri} -> connection dropped after {took:.1} ms{note}"
-        );
-        return Err(ScriptedTransportError);
-    }
     eprintln!(
         "fixture-server: {at:>10.1} ms  {method} {uri} -> {} in {took:.1} ms{note}",
         response.status().as_u16()

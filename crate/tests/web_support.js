@@ -1,0 +1,245 @@
+// Test support for tests/web.rs: a scripted fetch that answers with real `Response` objects after
+// real delays and records what the driver did with each request, an onUpdate log, and a one-shot
+// patch of the global setTimeout that makes one wait's timer fire late or early.
+//
+// The helpers keep their own reference to the real setTimeout, so patching the global one for the
+// driver never changes the scripted delays.
+
+const originalSetTimeout = globalThis.setTimeout;
+const originalClearTimeout = globalThis.clearTimeout;
+const realSetTimeout = (handler, ms) => originalSetTimeout.call(globalThis, handler, ms);
+const realClearTimeout = (id) => originalClearTimeout.call(globalThis, id);
+
+export function nowMs() {
+  return performance.now();
+}
+
+export function wallMs() {
+  return Date.now();
+}
+
+/** Resolves after `ms` real milliseconds, whatever the global setTimeout is at the time. */
+export function sleep(ms) {
+  return new Promise((resolve) => realSetTimeout(resolve, ms));
+}
+
+function abortError() {
+  return new DOMException("The operation was aborted.", "AbortError");
+}
+
+/**
+ * The headers of a scripted response, built at response time. A string value is sent as is; an
+ * object `{ date_offset_s: n }` is an IMF-fixdate n seconds after the current whole second of the
+ * local clock, so `Date: {date_offset_s: 0}` with `Retry-After: {date_offset_s: 4}` asks for
+ * exactly four seconds by the response's own clock.
+ */
+function headersFor(entry) {
+  const headers = new Headers();
+  const second = Math.floor(Date.now() / 1000) * 1000;
+  for (const [name, value] of Object.entries(entry.headers || {})) {
+    if (typeof value === "string") {
+      headers.set(name, value);
+    } else if (value && typeof value.date_offset_s === "number") {
+      headers.set(name, new Date(second + value.date_offset_s * 1000).toUTCString());
+    } else {
+      throw new Error(`web_support: unreadable header spec for ${name}`);
+    }
+  }
+  return headers;
+}
+
+/**
+ * A fetch that follows `scriptJson` (a JSON array, one entry per call, in order):
+ * - `{duration_s, status, headers?, body?}`: a real Response after `duration_s`;
+ * - `{duration_s, transport_error}`: rejects with a TypeError after `duration_s`, as fetch does;
+ * - `{duration_s, status, hang: "body"}`: the Response arrives, its body never finishes;
+ * - `{hang: "headers"}`: nothing ever arrives.
+ * Like the real fetch, an abort of `init.signal` rejects the pending promise (or errors the body
+ * stream) with an AbortError DOMException, unless the entry says `ignore_abort: true`, in which
+ * case the result still arrives late. Every call is recorded, with when its signal fired.
+ */
+export class ScriptedFetch {
+  constructor(scriptJson) {
+    this.script = JSON.parse(scriptJson);
+    this.calls = [];
+    this.fetch = (input, init) => this.call(input, init);
+  }
+
+  call(input, init) {
+    const index = this.calls.length;
+    const entry = this.script[index];
+    const signal = init ? init.signal : undefined;
+    const record = {
+      url: String(input),
+      method: init && init.method !== undefined ? String(init.method) : null,
+      start_ms: performance.now(),
+      start_wall_ms: Date.now(),
+      has_signal: signal instanceof AbortSignal,
+      aborted_ms: null,
+      settled: null,
+      settled_ms: null,
+      headers: null,
+    };
+    this.calls.push(record);
+    if (signal) {
+      if (signal.aborted) {
+        record.aborted_ms = record.start_ms;
+      } else {
+        signal.addEventListener("abort", () => { record.aborted_ms = performance.now(); }, { once: true });
+      }
+    }
+    if (!entry) {
+      record.settled = "unscripted";
+      return Promise.reject(new TypeError(`the test script has no response for call ${index + 1}`));
+    }
+    const settle = (how) => {
+      record.settled = how;
+      record.settled_ms = performance.now();
+    };
+    return new Promise((resolve, reject) => {
+      const honour = signal && !entry.ignore_abort;
+      let timer = null;
+      const onAbort = () => {
+        if (timer !== null) realClearTimeout(timer);
+        timer = null;
+        settle("aborted");
+        reject(abortError());
+      };
+      if (honour) {
+        if (signal.aborted) {
+          onAbort();
+          return;
+        }
+        signal.addEventListener("abort", onAbort, { once: true });
+      }
+      if (entry.hang === "headers") return;
+      timer = realSetTimeout(() => {
+        timer = null;
+        if (honour) signal.removeEventListener("abort", onAbort);
+        if (entry.transport_error !== undefined) {
+          settle("transport_error");
+          reject(new TypeError("Failed to fetch"));
+          return;
+        }
+        const headers = headersFor(entry);
+        record.headers = Object.fromEntries(headers.entries());
+        let body = null;
+        if (entry.hang === "body") {
+          body = new ReadableStream({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("["));
+              if (honour) {
+                signal.addEventListener("abort", () => {
+                  settle("body_aborted");
+                  controller.error(abortError());
+                }, { once: true });
+              }
+            },
+          });
+        } else if (entry.body !== undefined) {
+          body = JSON.stringify(entry.body);
+        }
+        settle(entry.hang === "body" ? "headers_only" : "response");
+        resolve(new Response(body, { status: entry.status, headers }));
+      }, (entry.duration_s || 0) * 1000);
+    });
+  }
+
+  /** The calls so far, as JSON. */
+  callsJson() {
+    return JSON.stringify(this.calls);
+  }
+
+  count() {
+    return this.calls.length;
+  }
+}
+
+/**
+ * An onUpdate that records every update with the time it came. `hook`, when set, sees each update
+ * after it is recorded.
+ */
+export class UpdateLog {
+  constructor() {
+    this.updates = [];
+    this.hook = null;
+    this.onUpdate = (update) => {
+      this.updates.push({ at_ms: performance.now(), update: JSON.parse(JSON.stringify(update)) });
+      if (this.hook) this.hook(update);
+    };
+  }
+
+  updatesJson() {
+    return JSON.stringify(this.updates);
+  }
+
+  count() {
+    return this.updates.length;
+  }
+}
+
+/**
+ * Makes the timer of the first wait that `log` reports fire `shiftMs` late (positive) or early
+ * (negative; never below zero). The driver arms that timer right after the update that reports
+ * the wait, so the patch is installed from the update hook and takes the next global setTimeout
+ * call only, then puts the real one back.
+ */
+export class TimerShift {
+  constructor(log, shiftMs) {
+    this.shiftMs = shiftMs;
+    this.used = null;
+    this.armed = false;
+    log.hook = (update) => {
+      if (this.armed || this.used !== null) return;
+      if (!update.events.some((e) => e.event === "wait")) return;
+      this.armed = true;
+      const shift = this;
+      globalThis.setTimeout = function patchedSetTimeout(handler, delay, ...rest) {
+        shift.restore();
+        const requested = Number(delay) || 0;
+        const used = Math.max(0, requested + shift.shiftMs);
+        shift.used = { requested_ms: requested, used_ms: used, at_ms: performance.now() };
+        return originalSetTimeout.call(globalThis, handler, used, ...rest);
+      };
+    };
+  }
+
+  /** Puts the real setTimeout back (idempotent). */
+  restore() {
+    this.armed = false;
+    globalThis.setTimeout = originalSetTimeout;
+  }
+
+  /** `{requested_ms, used_ms, at_ms}` of the shifted timer, or null if none was shifted. */
+  usedJson() {
+    return JSON.stringify(this.used);
+  }
+
+  /** Whether the global setTimeout is the real one again. */
+  static isRestored() {
+    return globalThis.setTimeout === originalSetTimeout;
+  }
+}
+
+export function newAbortController() {
+  return new AbortController();
+}
+
+/** Fires `pagehide` on the window, then (after `gapMs`) a `pageshow` as if restored from the bfcache. */
+export async function hideThenShow(gapMs) {
+  window.dispatchEvent(new PageTransitionEvent("pagehide", { persisted: true }));
+  const hiddenAt = performance.now();
+  await sleep(gapMs);
+  window.dispatchEvent(new PageTransitionEvent("pageshow", { persisted: true }));
+  return hiddenAt;
+}
+
+/** `{name, message, is_error, report}` of a rejection or thrown value, as JSON. */
+export function describeError(error) {
+  return JSON.stringify({
+    is_error: error instanceof Error,
+    name: error && error.name !== undefined ? String(error.name) : null,
+    message: error && error.message !== undefined ? String(error.message) : null,
+    report: error && error.report !== undefined ? error.report : null,
+  });
+}

@@ -1,0 +1,622 @@
+//! The page, live, in headless Chromium and Firefox, against the fixture server.
+//!
+//! Every scenario of `fixtures/B62-16-schedules.json` runs in the real page through the real
+//! wasm driver, and is checked against the pure model: the outcome, the attempts the server
+//! saw, the last status on the page, and the attempt starts in the server's log. Leaving the
+//! screen (by navigation and by route change, during a wait and during a request) must leave no
+//! later request in the log. A screenshot of every final state is saved under
+//! `target/e2e-artifacts/`.
+//!
+//! A response scripted to land exactly on its cap is checked as the cap aborting it (see
+//! `live_form`).
+//!
+//! Tolerance: the server's log times an attempt by its arrival. Relative to the run's first
+//! arrival, attempt k must arrive no earlier than the model's start (less 5 ms for loopback
+//! jitter between two arrivals) and no later than `LATE_TOLERANCE` after it.
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder, Locator};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+use retry_budget::report::Report;
+use retry_budget::scenario::{parse_file, Scenario};
+use retry_budget::simulate::simulate;
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// How much later than the model an attempt may reach the server.
+const LATE_TOLERANCE: Duration = Duration::from_millis(400);
+/// Loopback jitter allowed between two arrivals, in the early direction.
+const ARRIVAL_JITTER: Duration = Duration::from_millis(5);
+/// Browser sessions that run scenarios at once, per browser.
+const SESSIONS: usize = 3;
+
+fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Browser {
+    Chromium,
+    Firefox,
+}
+
+impl Browser {
+    fn name(self) -> &'static str {
+        match self {
+            Browser::Chromium => "chromium",
+            Browser::Firefox => "firefox",
+        }
+    }
+}
+
+/// A child process that is killed when dropped.
+struct Process(Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.start_kill();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+async fn wait_for_port(port: u16, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not listen on port {port}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Builds (if needed) and starts the fixture server; returns it and its base URL.
+async fn start_server() -> (Process, String) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "-q", "-p", "fixture-server"])
+        .current_dir(root())
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "cargo build -p fixture-server failed");
+    assert!(
+        root().join("crate/pkg/retry_budget_bg.wasm").exists(),
+        "crate/pkg is missing: run `wasm-pack build crate --release --target web --out-dir pkg --no-pack` first"
+    );
+    let target =
+        std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root().join("target"), PathBuf::from);
+    let mut child = Command::new(target.join("debug/fixture-server"))
+        .args(["--host", "127.0.0.1", "--port", "0", "--root"])
+        .arg(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the fixture server starts");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        .await
+        .expect("the server prints its URL in time")
+        .expect("readable stdout")
+        .expect("a line");
+    let base = line
+        .rsplit(' ')
+        .next()
+        .expect("a URL")
+        .trim_end_matches('/')
+        .to_owned();
+    (Process(child), base)
+}
+
+/// Starts a WebDriver server for `browser` on a free port.
+async fn start_driver(browser: Browser) -> (Process, u16) {
+    let port = free_port();
+    let mut command = match browser {
+        Browser::Chromium => {
+            let mut c = Command::new("chromedriver");
+            c.arg(format!("--port={port}"));
+            c
+        }
+        Browser::Firefox => {
+            let mut c = Command::new("geckodriver");
+            c.args(["--port", &port.to_string()]);
+            c
+        }
+    };
+    let child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} driver: {e} (run scripts/setup)", browser.name()));
+    wait_for_port(port, browser.name()).await;
+    (Process(child), port)
+}
+
+async fn connect(browser: Browser, port: u16) -> Client {
+    let caps = match browser {
+        Browser::Chromium => json!({
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                         "--no-first-run", "--disable-quic", "--window-size=1200,1400",
+                         "--disable-background-timer-throttling", "--disable-renderer-backgrounding"]
+            }
+        }),
+        Browser::Firefox => json!({
+            "browserName": "firefox",
+            "moz:firefoxOptions": { "args": ["-headless", "-width=1200", "-height=1400"] }
+        }),
+    };
+    let Value::Object(caps) = caps else {
+        unreachable!()
+    };
+    ClientBuilder::new(HttpConnector::new())
+        .capabilities(caps)
+        .connect(&format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap_or_else(|e| panic!("{} session: {e}", browser.name()))
+}
+
+/// The server's log for one run.
+async fn run_log(base: &str, run: &str) -> Vec<Value> {
+    let client = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+        .build(HttpConnector::new());
+    let uri: hyper::Uri = format!("{base}/log?run={run}").parse().expect("a URI");
+    let request = hyper::Request::get(uri)
+        .body(Empty::<Bytes>::new())
+        .expect("a request");
+    let response = client.request(request).await.expect("the log answers");
+    let body = response
+        .into_body()
+        .collect()
+        .await
+        .expect("a body")
+        .to_bytes();
+    match serde_json::from_slice(&body).expect("JSON") {
+        Value::Array(entries) => entries,
+        other => panic!("the log is not an array: {other}"),
+    }
+}
+
+/// Arrival times (seconds since the server started) of the run's requests that reached a
+/// scripted response, in order.
+fn arrivals(log: &[Value]) -> Vec<f64> {
+    log.iter()
+        .filter_map(|e| {
+            e.get("arrival_ms")
+                .and_then(Value::as_f64)
+                .map(|ms| ms / 1000.0)
+        })
+        .collect()
+}
+
+async fn js(client: &Client, script: &str) -> Value {
+    client
+        .execute(script, vec![])
+        .await
+        .unwrap_or_else(|e| panic!("script {script}: {e}"))
+}
+
+async fn wait_until(client: &Client, script: &str, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if js(client, script).await == Value::Bool(true) {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+async fn open_page(client: &Client, base: &str, scenario: &str) {
+    // From a blank page, so that "ready" can only come from the new document.
+    client.goto("about:blank").await.expect("a blank page");
+    client
+        .goto(&format!("{base}/?scenario={scenario}#/palettes"))
+        .await
+        .expect("the page opens");
+    assert!(
+        wait_until(
+            client,
+            "return document.body.dataset.ready === 'true'",
+            Duration::from_secs(20)
+        )
+        .await,
+        "the page did not become ready"
+    );
+}
+
+/// Clicks the element with `id`, looked up at the moment of the click (a reference held across
+/// a navigation goes stale).
+async fn click(client: &Client, id: &str) -> Result<(), String> {
+    let element = client
+        .find(Locator::Id(id))
+        .await
+        .map_err(|e| format!("#{id}: {e}"))?;
+    match element.click().await {
+        Ok(()) => Ok(()),
+        // Firefox may report the element stale if the document changed under it; click by script.
+        Err(_) => client
+            .execute(
+                "document.getElementById(arguments[0]).click()",
+                vec![json!(id)],
+            )
+            .await
+            .map(drop)
+            .map_err(|e| format!("#{id}: {e}")),
+    }
+}
+
+async fn start_action(client: &Client) -> String {
+    click(client, "load")
+        .await
+        .expect("the Load button is clicked");
+    assert!(
+        wait_until(
+            client,
+            "return !!document.body.dataset.run",
+            Duration::from_secs(5)
+        )
+        .await,
+        "no run started"
+    );
+    js(client, "return document.body.dataset.run")
+        .await
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+async fn screenshot(client: &Client, browser: Browser, name: &str) {
+    let dir = root().join("target/e2e-artifacts").join(browser.name());
+    std::fs::create_dir_all(&dir).expect("an artifact folder");
+    if let Ok(png) = client.screenshot().await {
+        std::fs::write(dir.join(format!("{name}.png")), png).expect("a screenshot file");
+    }
+}
+
+fn scenarios() -> Vec<(Scenario, Report)> {
+    let path = root().join("fixtures/B62-16-schedules.json");
+    let text = std::fs::read_to_string(&path).expect("the fixture file");
+    parse_file("B62-16-schedules.json", &text)
+        .expect("the fixture file parses")
+        .into_iter()
+        .map(|s| {
+            let s = s.expect("a valid scenario");
+            let model = simulate(&live_form(&s)).expect("the model runs it");
+            (s, model)
+        })
+        .collect()
+}
+
+/// The scenario as a live run can play it. A response scripted to arrive exactly at its cap
+/// cannot arrive by the cap over a real connection (the server sends it at the cap, and it
+/// lands a moment later), so the live run is checked against the model with that response one
+/// millisecond past the cap: the driver's cap aborts it, as it must.
+fn live_form(scenario: &Scenario) -> Scenario {
+    let mut live = scenario.clone();
+    for response in &mut live.responses {
+        if response.duration == live.policy.attempt_cap {
+            response.duration += Duration::from_millis(1);
+        }
+    }
+    live
+}
+
+/// Runs one scenario in the page and checks it against the model. Returns the lateness of
+/// each attempt's arrival relative to the model, or the failures.
+async fn check_scenario(
+    client: &Client,
+    browser: Browser,
+    base: &str,
+    scenario: &Scenario,
+    model: &Report,
+) -> Result<Vec<f64>, Vec<String>> {
+    let mut failures = Vec::new();
+    open_page(client, base, &scenario.name).await;
+    let run = start_action(client).await;
+    let limit = scenario.policy.budget + Duration::from_secs(15);
+    if !wait_until(client, "return !!document.body.dataset.outcome", limit).await {
+        failures.push("no outcome on the page in time".into());
+    }
+    let outcome = js(client, "return document.body.dataset.outcome").await;
+    let want = model.outcome.map(|o| o.as_str()).unwrap_or_default();
+    if outcome.as_str() != Some(want) {
+        failures.push(format!(
+            "outcome {outcome} on the page, the model says {want}"
+        ));
+    }
+    let state = js(client, "return document.getElementById('state').innerText").await;
+    let state = state.as_str().unwrap_or_default().to_owned();
+    let headline = model.visible.first().cloned().unwrap_or_default();
+    if !state.starts_with(&headline) {
+        failures.push(format!(
+            "visible state {state:?} does not start with the model's {headline:?}"
+        ));
+    }
+    if want != "user_left" {
+        let figures = format!(
+            "Last response: {}. Attempts: {} of {}.",
+            model
+                .last_response
+                .as_ref()
+                .map_or("none".into(), |r| r.status.to_string()),
+            model.attempts,
+            scenario.policy.max_attempts
+        );
+        if !state.contains(&figures) {
+            failures.push(format!("visible state {state:?} lacks {figures:?}"));
+        }
+    }
+    let last = js(
+        client,
+        "return document.getElementById('last-status').textContent",
+    )
+    .await;
+    let want_last = model
+        .last_response
+        .as_ref()
+        .map_or("none yet".to_owned(), |r| r.status.to_string());
+    if last.as_str() != Some(want_last.as_str()) {
+        failures.push(format!(
+            "last response panel says {last}, the model {want_last}"
+        ));
+    }
+    screenshot(client, browser, &scenario.name).await;
+    // Prove that nothing escapes: wait, then read the log.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let log = run_log(base, &run).await;
+    let arrived = arrivals(&log);
+    if arrived.len() != model.attempt_starts_s.len() {
+        failures.push(format!(
+            "the server saw {} requests, the model {}",
+            arrived.len(),
+            model.attempt_starts_s.len()
+        ));
+    }
+    let mut lateness = Vec::new();
+    if let Some(first) = arrived.first() {
+        for (k, (at, want)) in arrived.iter().zip(&model.attempt_starts_s).enumerate() {
+            let late = (at - first) - want.0.as_secs_f64();
+            if late < -ARRIVAL_JITTER.as_secs_f64() {
+                failures.push(format!(
+                    "attempt {} arrived {late:.3} s before the model's start",
+                    k + 1
+                ));
+            }
+            if late > LATE_TOLERANCE.as_secs_f64() {
+                failures.push(format!(
+                    "attempt {} arrived {late:.3} s after the model's start",
+                    k + 1
+                ));
+            }
+            lateness.push(late);
+        }
+    }
+    if failures.is_empty() {
+        Ok(lateness)
+    } else {
+        Err(failures)
+    }
+}
+
+enum Leave {
+    Navigation,
+    RouteChange,
+}
+
+enum During {
+    Wait,
+    Request,
+}
+
+/// Leaves schedule A's screen and proves no later request reaches the server.
+async fn check_leaving(
+    client: &Client,
+    browser: Browser,
+    base: &str,
+    how: Leave,
+    during: During,
+) -> Result<(), String> {
+    open_page(client, base, "schedule-a").await;
+    let run = start_action(client).await;
+    match during {
+        // Attempt 1 runs from 0 to 2 s: leave in the middle of it.
+        During::Request => tokio::time::sleep(Duration::from_millis(700)).await,
+        During::Wait => {
+            if !wait_until(
+                client,
+                "return document.getElementById('state').innerText.startsWith('Waiting')",
+                Duration::from_secs(5),
+            )
+            .await
+            {
+                return Err("never saw the wait".into());
+            }
+        }
+    }
+    let label = match (&how, &during) {
+        (Leave::Navigation, During::Wait) => "leave-by-navigation-during-wait",
+        (Leave::Navigation, During::Request) => "leave-by-navigation-during-request",
+        (Leave::RouteChange, During::Wait) => "leave-by-route-change-during-wait",
+        (Leave::RouteChange, During::Request) => "leave-by-route-change-during-request",
+    };
+    match how {
+        Leave::Navigation => {
+            click(client, "nav-leave").await?;
+            if !wait_until(
+                client,
+                "return location.pathname.endsWith('leave.html')",
+                Duration::from_secs(5),
+            )
+            .await
+            {
+                return Err("the navigation did not happen".into());
+            }
+        }
+        Leave::RouteChange => {
+            click(client, "leave-route").await?;
+            let state = js(
+                client,
+                "return location.hash + '|' + document.getElementById('state').textContent",
+            )
+            .await;
+            let state = state.as_str().unwrap_or_default();
+            if !state.starts_with("#/about|Stopped: you left this screen.") {
+                return Err(format!("after the route change: {state:?}"));
+            }
+        }
+    }
+    screenshot(client, browser, label).await;
+    // Schedule A's second attempt would start at 5 s; wait well past it.
+    tokio::time::sleep(Duration::from_secs(7)).await;
+    let log = run_log(base, &run).await;
+    if log.len() != 1 {
+        return Err(format!(
+            "{label}: the server saw {} requests after leaving; want exactly the first",
+            log.len()
+        ));
+    }
+    Ok(())
+}
+
+enum Job {
+    Scenario(Box<(Scenario, Report)>),
+    Leave(Leave, During),
+}
+
+async fn run_browser(browser: Browser) {
+    let (_server, base) = start_server().await;
+    let mut jobs: Vec<Job> = scenarios()
+        .into_iter()
+        .map(|s| Job::Scenario(Box::new(s)))
+        .collect();
+    for navigation in [true, false] {
+        for during in [During::Wait, During::Request] {
+            let how = if navigation {
+                Leave::Navigation
+            } else {
+                Leave::RouteChange
+            };
+            jobs.push(Job::Leave(how, during));
+        }
+    }
+    // Workers pop from the end: the longest jobs go first, so the sessions finish together.
+    jobs.sort_by_key(|job| match job {
+        Job::Scenario(s) => s.1.elapsed_s.0,
+        Job::Leave(..) => Duration::from_secs(9),
+    });
+    let jobs = Arc::new(Mutex::new(jobs));
+    let results = Arc::new(Mutex::new(
+        Vec::<(String, Result<Vec<f64>, Vec<String>>)>::new(),
+    ));
+    let mut workers = Vec::new();
+    for _ in 0..SESSIONS {
+        let (jobs, results, base) = (Arc::clone(&jobs), Arc::clone(&results), base.clone());
+        workers.push(tokio::spawn(async move {
+            let (_driver, port) = start_driver(browser).await;
+            let client = connect(browser, port).await;
+            loop {
+                let job = jobs.lock().expect("jobs").pop();
+                let Some(job) = job else { break };
+                let (name, result) = match job {
+                    Job::Scenario(pair) => {
+                        let (scenario, model) = *pair;
+                        let result =
+                            check_scenario(&client, browser, &base, &scenario, &model).await;
+                        (scenario.name, result)
+                    }
+                    Job::Leave(how, during) => {
+                        let name = format!(
+                            "leave by {} during a {}",
+                            if matches!(how, Leave::Navigation) {
+                                "navigation"
+                            } else {
+                                "route change"
+                            },
+                            if matches!(during, During::Wait) {
+                                "wait"
+                            } else {
+                                "request"
+                            }
+                        );
+                        (
+                            name,
+                            check_leaving(&client, browser, &base, how, during)
+                                .await
+                                .map(|()| Vec::new())
+                                .map_err(|e| vec![e]),
+                        )
+                    }
+                };
+                results.lock().expect("results").push((name, result));
+            }
+            let _ = client.close().await;
+        }));
+    }
+    for worker in workers {
+        worker.await.expect("a session worker");
+    }
+    let results = results.lock().expect("results");
+    let mut failed = Vec::new();
+    let mut lateness: Vec<f64> = Vec::new();
+    for (name, result) in results.iter() {
+        match result {
+            Ok(late) => {
+                lateness.extend(late);
+                println!("{}: ok   {name}", browser.name());
+            }
+            Err(why) => {
+                println!("{}: FAIL {name}: {}", browser.name(), why.join("; "));
+                failed.push(name.clone());
+            }
+        }
+    }
+    lateness.sort_by(f64::total_cmp);
+    if let (Some(min), Some(max)) = (lateness.first(), lateness.last()) {
+        println!(
+            "{}: {} attempt arrivals; lateness vs the model min {:.3} s, max {:.3} s (tolerance {:.3} s)",
+            browser.name(),
+            lateness.len(),
+            min,
+            max,
+            LATE_TOLERANCE.as_secs_f64()
+        );
+    }
+    println!(
+        "{}: {} checks, {} failed",
+        browser.name(),
+        results.len(),
+        failed.len()
+    );
+    assert!(failed.is_empty(), "{} failed: {failed:?}", browser.name());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chromium_runs_every_scenario_live() {
+    run_browser(Browser::Chromium).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn firefox_runs_every_scenario_live() {
+    run_browser(Browser::Firefox).await;
+}
