@@ -1,0 +1,5 @@
+//! Decision cost: what one model decision and one full replay cost natively.
+
+fn main() {
+    divan::main();
+}
