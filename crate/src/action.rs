@@ -33,8 +33,12 @@ pub enum Decision {
 
 /// How an action ended. The last HTTP response is kept apart from this: "stopped: budget" and
 /// "last response: 429" are different facts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum Outcome {
     /// A 2xx response arrived.
     Success,
@@ -111,8 +115,12 @@ pub struct Response<'a> {
 }
 
 /// Where a wait's length came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    derive(serde::Serialize),
+    serde(rename_all = "snake_case")
+)]
 pub enum WaitSource {
     /// `Retry-After` in delay-seconds.
     ServerSeconds,
@@ -125,6 +133,16 @@ pub enum WaitSource {
 }
 
 impl WaitSource {
+    /// The source's name in the replay output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WaitSource::ServerSeconds => "server_seconds",
+            WaitSource::ServerDate => "server_date",
+            WaitSource::FallbackMissing => "fallback_missing",
+            WaitSource::FallbackInvalid => "fallback_invalid",
+        }
+    }
+
     /// Whether the server set this delay (and so it must never be shortened).
     pub const fn is_server(self) -> bool {
         matches!(self, WaitSource::ServerSeconds | WaitSource::ServerDate)

@@ -1,9 +1,9 @@
 //! The record of one action, in the shape of the replay output (`scenario-format.md`, section 3).
-//! The replay command prints it as JSON; the browser API hands it to JavaScript as a plain object.
+//! The replay command prints it as JSON (natively, through serde). The browser API builds the
+//! same shape as a plain JavaScript object straight from the action (`browser/js.rs`), so the
+//! page ships no serializer.
 
 use core::time::Duration;
-
-use serde::Serialize;
 
 use crate::action::{Action, Event, LastResponse, Outcome, RetryAfterReading, WaitSource};
 use crate::policy::Policy;
@@ -12,7 +12,8 @@ use crate::policy::Policy;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Secs(pub Duration);
 
-impl Serialize for Secs {
+#[cfg(not(target_arch = "wasm32"))]
+impl serde::Serialize for Secs {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         const EXACT_IN_F64: u64 = 1 << 53;
         let d = self.0;
@@ -25,7 +26,8 @@ impl Serialize for Secs {
 }
 
 /// Everything one action did and how it ended.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct Report {
     /// The scenario's name; empty for a live action.
     pub name: String,
@@ -50,15 +52,22 @@ pub struct Report {
     /// What the user is told.
     pub visible: Vec<String>,
     /// Whether the scenario's `expect` figures were all met (present only when it had some).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        serde(skip_serializing_if = "Option::is_none")
+    )]
     pub expect_ok: Option<bool>,
     /// The figures that did not match, one sentence each.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(
+        not(target_arch = "wasm32"),
+        serde(skip_serializing_if = "Vec::is_empty")
+    )]
     pub expect_mismatches: Vec<String>,
 }
 
 /// A policy in a report, in the scenario format's field names.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct PolicyReport {
     /// The total budget.
     pub budget_s: Secs,
@@ -88,7 +97,8 @@ impl From<&Policy> for PolicyReport {
 }
 
 /// The last HTTP response in a report.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct LastResponseReport {
     /// Its attempt.
     pub attempt: u32,
@@ -101,7 +111,8 @@ pub struct LastResponseReport {
 }
 
 /// A `Retry-After` in a report: the raw text, its kind, and the server's delay when usable.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
 pub struct RetryAfterReport {
     /// The header as received; `None` when it was absent.
     pub raw: Option<String>,
@@ -112,8 +123,12 @@ pub struct RetryAfterReport {
 }
 
 /// One trace event in a report.
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[derive(Clone, Debug)]
+#[cfg_attr(not(target_arch = "wasm32"), derive(serde::Serialize))]
+#[cfg_attr(
+    not(target_arch = "wasm32"),
+    serde(tag = "event", rename_all = "snake_case")
+)]
 pub enum EventReport {
     /// An attempt started.
     Start {

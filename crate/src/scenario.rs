@@ -3,11 +3,26 @@
 
 use core::time::Duration;
 
-use serde_json::{Map, Value};
-
 use crate::http_date::HttpDate;
 use crate::policy::{Policy, StatusSet};
 use crate::utc::UtcTime;
+use crate::visible::push_u64;
+
+/// A JSON value as the loader receives it: a `serde_json::Value` natively, and in the browser
+/// the JavaScript value itself (read in place, with no JSON library shipped to the page).
+#[cfg(not(target_arch = "wasm32"))]
+pub type Json = serde_json::Value;
+/// A JSON value as the loader receives it: a `serde_json::Value` natively, and in the browser
+/// the JavaScript value itself (read in place, with no JSON library shipped to the page).
+#[cfg(target_arch = "wasm32")]
+pub type Json = wasm_bindgen::JsValue;
+
+/// A scenario's `expect` object: output field names to JSON values.
+#[cfg(not(target_arch = "wasm32"))]
+pub type Expect = serde_json::Map<String, Json>;
+/// A scenario's `expect` object: output field names to JSON values.
+#[cfg(target_arch = "wasm32")]
+pub type Expect = wasm_bindgen::JsValue;
 
 /// One scripted run: a policy, what each attempt gets, and when the user leaves.
 #[derive(Clone, Debug, PartialEq)]
@@ -27,7 +42,7 @@ pub struct Scenario {
     /// How late the k-th wait's timer fires.
     pub timer_late_by: Vec<Duration>,
     /// Figures the run must reproduce: output field names to JSON values.
-    pub expect: Option<Map<String, Value>>,
+    pub expect: Option<Expect>,
 }
 
 /// What one attempt gets, after how long.
@@ -49,7 +64,7 @@ pub enum Reply {
         /// Header names and values, as written.
         headers: Vec<(String, String)>,
         /// The body, if any.
-        body: Option<Value>,
+        body: Option<Json>,
     },
     /// A failure below HTTP, named by a word such as `"network"`.
     TransportError(String),
@@ -90,13 +105,27 @@ pub struct ScenarioError {
     pub message: String,
 }
 
+impl ScenarioError {
+    /// The error as one sentence: `scenario "s", field `f`: message` (what `Display` prints).
+    /// Built without the formatting machinery, because the browser build shows it too.
+    pub fn describe(&self) -> String {
+        let mut out = String::from("scenario \"");
+        out.push_str(&self.scenario);
+        out.push('"');
+        if !self.field.is_empty() {
+            out.push_str(", field `");
+            out.push_str(&self.field);
+            out.push('`');
+        }
+        out.push_str(": ");
+        out.push_str(&self.message);
+        out
+    }
+}
+
 impl core::fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(f, "scenario \"{}\"", self.scenario)?;
-        if !self.field.is_empty() {
-            write!(f, ", field `{}`", self.field)?;
-        }
-        write!(f, ": {}", self.message)
+        f.write_str(&self.describe())
     }
 }
 
@@ -105,11 +134,12 @@ impl std::error::Error for ScenarioError {}
 /// Loads every scenario of a file's text. Each entry is its own result, so one bad scenario
 /// never hides the others. `source` names the input (usually the file name) in errors about
 /// the file as a whole.
+#[cfg(not(target_arch = "wasm32"))]
 pub fn parse_file(
     source: &str,
     text: &str,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ScenarioError {
+    let value: Json = serde_json::from_str(text).map_err(|e| ScenarioError {
         scenario: source.into(),
         field: String::new(),
         message: format!("malformed JSON: {e}"),
@@ -120,45 +150,44 @@ pub fn parse_file(
 /// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`).
 pub fn parse_document(
     source: &str,
-    doc: &Value,
+    doc: &Json,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
     let file_error = |field: &str, message: String| ScenarioError {
         scenario: source.into(),
         field: field.into(),
         message,
     };
-    let Value::Object(top) = doc else {
+    let doc = handle(doc);
+    if doc.kind() != Kind::Object {
         return Err(file_error(
             "",
-            format!(
-                "expected an object with `scenarios`, found {}",
-                type_name(doc)
-            ),
+            found("expected an object with `scenarios`, found ", &doc),
         ));
-    };
-    if let Some(key) = top.keys().find(|k| *k != "scenarios") {
-        return Err(file_error(key, "unknown field".into()));
     }
-    let Some(list) = top.get("scenarios") else {
+    if let Some(key) = doc.keys().into_iter().find(|k| *k != "scenarios") {
+        return Err(file_error(&key, "unknown field".into()));
+    }
+    let Some(list) = doc.member("scenarios") else {
         return Err(file_error("scenarios", "required field is missing".into()));
     };
-    let Value::Array(list) = list else {
+    if list.kind() != Kind::Array {
         return Err(file_error(
             "scenarios",
-            format!("expected an array, found {}", type_name(list)),
+            found("expected an array, found ", &list),
         ));
-    };
-    let mut seen: Vec<&str> = Vec::with_capacity(list.len());
+    }
+    let list = list.items();
+    let mut seen: Vec<String> = Vec::with_capacity(list.len());
     let mut out = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
-        let label = entry
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|name| !name.is_empty())
-            .map_or_else(|| format!("scenarios[{i}]"), String::from);
-        let mut result = parse_scenario(&label, entry);
+        let name = entry.member("name").and_then(|n| n.string());
+        let label = match &name {
+            Some(name) if !name.is_empty() => name.clone(),
+            _ => indexed("scenarios", i),
+        };
+        let mut result = Reader { label: &label }.scenario(entry);
         if let Ok(scenario) = &result {
-            if seen.contains(&scenario.name.as_str()) {
+            if seen.contains(&scenario.name) {
                 result = Err(ScenarioError {
                     scenario: label,
                     field: "name".into(),
@@ -166,7 +195,7 @@ pub fn parse_document(
                 });
             }
         }
-        if let Some(name) = entry.get("name").and_then(Value::as_str) {
+        if let Some(name) = name {
             seen.push(name);
         }
         out.push(result);
@@ -175,14 +204,24 @@ pub fn parse_document(
 }
 
 /// Loads one scenario object. `label` names it in errors.
-pub fn parse_scenario(label: &str, value: &Value) -> Result<Scenario, ScenarioError> {
-    Reader { label }.scenario(value)
+pub fn parse_scenario(label: &str, value: &Json) -> Result<Scenario, ScenarioError> {
+    Reader { label }.scenario(&handle(value))
 }
 
 /// Loads a policy object (the scenario format's `policy`, with its defaults). `label` names the
 /// caller in errors.
-pub fn parse_policy(label: &str, value: &Value) -> Result<Policy, ScenarioError> {
-    Reader { label }.policy(value)
+pub fn parse_policy(label: &str, value: &Json) -> Result<Policy, ScenarioError> {
+    Reader { label }.policy(&handle(value))
+}
+
+/// Loads a list of non-negative seconds such as `timer_late_by_s`, naming it `field` in errors.
+#[cfg(target_arch = "wasm32")]
+pub(crate) fn parse_seconds_list(
+    label: &str,
+    field: &str,
+    value: &Json,
+) -> Result<Vec<Duration>, ScenarioError> {
+    Reader { label }.seconds_list(field, &handle(value))
 }
 
 const SCENARIO_FIELDS: &[&str] = &[
@@ -219,6 +258,177 @@ pub const EXPECT_FIELDS: &[&str] = &[
     "visible",
 ];
 
+/// The JSON types, as the loader tells them apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object,
+    /// Something JSON cannot hold (a JavaScript function, symbol or bigint), named.
+    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
+    Other(&'static str),
+}
+
+impl Kind {
+    /// The type's name in messages: "a number", "an object", "null".
+    pub(crate) const fn name(self) -> &'static str {
+        match self {
+            Kind::Null => "null",
+            Kind::Bool => "a boolean",
+            Kind::Number => "a number",
+            Kind::String => "a string",
+            Kind::Array => "an array",
+            Kind::Object => "an object",
+            Kind::Other(name) => name,
+        }
+    }
+}
+
+/// Read access to a JSON value, the same for `serde_json::Value` and a JavaScript value, so
+/// that the loader's rules and messages are written once. Handles are cheap to produce: a
+/// reference natively, a `JsValue` in the browser.
+pub(crate) trait Node: Sized {
+    /// Which JSON type this is.
+    fn kind(&self) -> Kind;
+    /// An object's member; `None` when absent (in JavaScript, also when `undefined`).
+    fn member(&self, key: &str) -> Option<Self>;
+    /// An object's keys in sorted order; empty for anything else.
+    fn keys(&self) -> Vec<String>;
+    /// An array's elements; empty for anything else.
+    fn items(&self) -> Vec<Self>;
+    /// A string's text.
+    fn string(&self) -> Option<String>;
+    /// A boolean's value.
+    fn boolean(&self) -> Option<bool>;
+    /// A number's value as the nearest `f64` (infinite when it overflows).
+    fn float(&self) -> Option<f64>;
+    /// A number written as a whole number that fits in `u64`, exactly.
+    fn whole(&self) -> Option<u64>;
+    /// A number as written (natively) or as JavaScript prints it.
+    fn push_number(&self, out: &mut String);
+    /// The value itself, kept in a scenario (a response's `body`, the `expect` object).
+    fn to_json(&self) -> Json;
+    /// An `expect` object, kept in a scenario.
+    fn to_expect(&self) -> Expect;
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Node for &Json {
+    fn kind(&self) -> Kind {
+        match self {
+            Json::Null => Kind::Null,
+            Json::Bool(_) => Kind::Bool,
+            Json::Number(_) => Kind::Number,
+            Json::String(_) => Kind::String,
+            Json::Array(_) => Kind::Array,
+            Json::Object(_) => Kind::Object,
+        }
+    }
+
+    fn member(&self, key: &str) -> Option<Self> {
+        self.as_object()?.get(key)
+    }
+
+    fn keys(&self) -> Vec<String> {
+        // serde_json's map is ordered by key.
+        self.as_object()
+            .map_or_else(Vec::new, |map| map.keys().cloned().collect())
+    }
+
+    fn items(&self) -> Vec<Self> {
+        self.as_array()
+            .map_or_else(Vec::new, |list| list.iter().collect())
+    }
+
+    fn string(&self) -> Option<String> {
+        self.as_str().map(String::from)
+    }
+
+    fn boolean(&self) -> Option<bool> {
+        self.as_bool()
+    }
+
+    fn float(&self) -> Option<f64> {
+        self.as_f64()
+    }
+
+    fn whole(&self) -> Option<u64> {
+        self.as_u64()
+    }
+
+    fn push_number(&self, out: &mut String) {
+        if let Json::Number(n) = self {
+            // With `arbitrary_precision`, the number exactly as written.
+            out.push_str(&n.to_string());
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        Json::clone(self)
+    }
+
+    fn to_expect(&self) -> Expect {
+        self.as_object().cloned().unwrap_or_default()
+    }
+}
+
+/// A [`Node`] for a value: a reference natively, a (cheap) copy of the JavaScript handle.
+#[cfg(not(target_arch = "wasm32"))]
+fn handle(value: &Json) -> &Json {
+    value
+}
+
+/// A [`Node`] for a value: a reference natively, a (cheap) copy of the JavaScript handle.
+#[cfg(target_arch = "wasm32")]
+fn handle(value: &Json) -> Json {
+    value.clone()
+}
+
+/// A float as Rust prints it natively, or as JavaScript does in the browser (the same digits
+/// for any ordinary number; the browser build ships no float formatting of its own).
+fn push_f64(out: &mut String, x: f64) {
+    #[cfg(not(target_arch = "wasm32"))]
+    out.push_str(&x.to_string());
+    #[cfg(target_arch = "wasm32")]
+    crate::browser::push_f64(out, x);
+}
+
+/// `prefix` followed by the type of `value`: "expected an array, found a string".
+fn found<N: Node>(prefix: &str, value: &N) -> String {
+    let mut out = String::from(prefix);
+    out.push_str(value.kind().name());
+    out
+}
+
+/// `name[i]`.
+fn indexed(name: &str, i: usize) -> String {
+    let mut out = String::from(name);
+    out.push('[');
+    push_u64(&mut out, i as u64);
+    out.push(']');
+    out
+}
+
+/// A number's text followed by `rest`: "-1 is negative".
+fn number_then<N: Node>(value: &N, rest: &str) -> String {
+    let mut out = String::new();
+    value.push_number(&mut out);
+    out.push_str(rest);
+    out
+}
+
+/// `"text"` followed by `rest`.
+fn quoted_then(text: &str, rest: &str) -> String {
+    let mut out = String::from("\"");
+    out.push_str(text);
+    out.push('"');
+    out.push_str(rest);
+    out
+}
+
 struct Reader<'a> {
     label: &'a str,
 }
@@ -232,118 +442,79 @@ impl Reader<'_> {
         }
     }
 
-    fn object<'v>(
-        &self,
-        field: &str,
-        value: &'v Value,
-        known: &[&str],
-    ) -> Result<&'v Map<String, Value>, ScenarioError> {
-        let Value::Object(map) = value else {
-            return Err(self.error(
-                field,
-                format!("expected an object, found {}", type_name(value)),
-            ));
-        };
-        if let Some(key) = map.keys().find(|k| !known.contains(&k.as_str())) {
-            return Err(self.error(
-                &join(field, key),
-                format!("unknown field; expected one of: {}", known.join(", ")),
-            ));
+    /// Checks that `value` is an object with only `known` keys.
+    fn object<N: Node>(&self, field: &str, value: &N, known: &[&str]) -> Result<(), ScenarioError> {
+        if value.kind() != Kind::Object {
+            return Err(self.error(field, found("expected an object, found ", value)));
         }
-        Ok(map)
+        if let Some(key) = value
+            .keys()
+            .into_iter()
+            .find(|k| !known.contains(&k.as_str()))
+        {
+            let mut message = String::from("unknown field; expected one of: ");
+            for (i, name) in known.iter().enumerate() {
+                if i > 0 {
+                    message.push_str(", ");
+                }
+                message.push_str(name);
+            }
+            return Err(self.error(&join(field, &key), message));
+        }
+        Ok(())
     }
 
-    fn scenario(&self, value: &Value) -> Result<Scenario, ScenarioError> {
-        let map = self.object("", value, SCENARIO_FIELDS)?;
-        let name = match map.get("name") {
+    fn scenario<N: Node>(&self, value: &N) -> Result<Scenario, ScenarioError> {
+        self.object("", value, SCENARIO_FIELDS)?;
+        let name = match value.member("name") {
             None => return Err(self.error("name", "required field is missing")),
-            Some(Value::String(s)) if !s.is_empty() => s.clone(),
-            Some(Value::String(_)) => return Err(self.error("name", "must not be empty")),
-            Some(other) => {
-                return Err(self.error(
-                    "name",
-                    format!("expected a string, found {}", type_name(other)),
-                ))
-            }
+            Some(v) => match v.string() {
+                Some(s) if !s.is_empty() => s,
+                Some(_) => return Err(self.error("name", "must not be empty")),
+                None => return Err(self.error("name", found("expected a string, found ", &v))),
+            },
         };
-        let about = match map.get("about") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => {
-                return Err(self.error(
-                    "about",
-                    format!("expected a string, found {}", type_name(other)),
-                ))
-            }
+        let about = match present(value.member("about")) {
+            None => None,
+            Some(v) => match v.string() {
+                Some(s) => Some(s),
+                None => return Err(self.error("about", found("expected a string, found ", &v))),
+            },
         };
-        let policy = match map.get("policy") {
-            None | Some(Value::Null) => Policy::new(),
-            Some(p) => self.policy(p)?,
+        let policy = match present(value.member("policy")) {
+            None => Policy::new(),
+            Some(p) => self.policy(&p)?,
         };
-        let wall_clock_at_start = match map.get("wall_clock_at_start") {
-            None | Some(Value::Null) => None,
-            Some(Value::String(s)) => Some(
-                HttpDate::parse_imf_fixdate(s)
-                    .and_then(|d| d.resolve(UtcTime::UNIX_EPOCH))
-                    .ok_or_else(|| {
-                        self.error(
-                            "wall_clock_at_start",
-                            format!("\"{s}\" is not an IMF-fixdate such as \"Mon, 01 Jan 2024 12:00:00 GMT\""),
-                        )
-                    })
-                    .and_then(|at| {
-                        if at.is_saturated() {
-                            Err(self.error(
-                                "wall_clock_at_start",
-                                format!("\"{s}\" is outside the years 1678-2261 that the clock can represent"),
-                            ))
-                        } else {
-                            Ok(at)
-                        }
-                    })?,
-            ),
-            Some(other) => {
-                return Err(self.error(
-                    "wall_clock_at_start",
-                    format!("expected an IMF-fixdate string or null, found {}", type_name(other)),
-                ))
-            }
+        let wall_clock_at_start = match present(value.member("wall_clock_at_start")) {
+            None => None,
+            Some(v) => Some(self.wall_clock(&v)?),
         };
-        let responses = match map.get("responses") {
+        let responses = match value.member("responses") {
             None => return Err(self.error("responses", "required field is missing")),
-            Some(Value::Array(list)) => list
+            Some(list) if list.kind() == Kind::Array => list
+                .items()
                 .iter()
                 .enumerate()
-                .map(|(i, r)| self.response(&format!("responses[{i}]"), r, &policy))
+                .map(|(i, r)| self.response(&indexed("responses", i), r, &policy))
                 .collect::<Result<Vec<_>, _>>()?,
             Some(other) => {
-                return Err(self.error(
-                    "responses",
-                    format!("expected an array, found {}", type_name(other)),
-                ))
+                return Err(self.error("responses", found("expected an array, found ", &other)))
             }
         };
-        let user_leaves_at = match map.get("user_leaves_at_s") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(self.seconds("user_leaves_at_s", v)?),
+        let user_leaves_at = match present(value.member("user_leaves_at_s")) {
+            None => None,
+            Some(v) => Some(self.seconds("user_leaves_at_s", &v)?),
         };
-        let timer_late_by = match map.get("timer_late_by_s") {
-            None | Some(Value::Null) => Vec::new(),
-            Some(Value::Array(list)) => list
-                .iter()
-                .enumerate()
-                .map(|(k, v)| self.seconds(&format!("timer_late_by_s[{k}]"), v))
-                .collect::<Result<Vec<_>, _>>()?,
-            Some(other) => {
-                return Err(self.error(
-                    "timer_late_by_s",
-                    format!("expected an array, found {}", type_name(other)),
-                ))
+        let timer_late_by = match present(value.member("timer_late_by_s")) {
+            None => Vec::new(),
+            Some(v) => self.seconds_list("timer_late_by_s", &v)?,
+        };
+        let expect = match present(value.member("expect")) {
+            None => None,
+            Some(v) => {
+                self.object("expect", &v, EXPECT_FIELDS)?;
+                Some(v.to_expect())
             }
-        };
-        let expect = match map.get("expect") {
-            None | Some(Value::Null) => None,
-            Some(v) => Some(self.object("expect", v, EXPECT_FIELDS)?.clone()),
         };
         Ok(Scenario {
             name,
@@ -357,36 +528,82 @@ impl Reader<'_> {
         })
     }
 
-    fn policy(&self, value: &Value) -> Result<Policy, ScenarioError> {
-        let map = self.object("policy", value, POLICY_FIELDS)?;
-        let mut policy = Policy::new();
-        if let Some(v) = map.get("budget_s") {
-            policy.budget = self.seconds("policy.budget_s", v)?;
+    fn wall_clock<N: Node>(&self, value: &N) -> Result<UtcTime, ScenarioError> {
+        const FIELD: &str = "wall_clock_at_start";
+        let Some(s) = value.string() else {
+            return Err(self.error(
+                FIELD,
+                found("expected an IMF-fixdate string or null, found ", value),
+            ));
+        };
+        let Some(at) = HttpDate::parse_imf_fixdate(&s).and_then(|d| d.resolve(UtcTime::UNIX_EPOCH))
+        else {
+            return Err(self.error(
+                FIELD,
+                quoted_then(
+                    &s,
+                    " is not an IMF-fixdate such as \"Mon, 01 Jan 2024 12:00:00 GMT\"",
+                ),
+            ));
+        };
+        if at.is_saturated() {
+            return Err(self.error(
+                FIELD,
+                quoted_then(
+                    &s,
+                    " is outside the years 1678-2261 that the clock can represent",
+                ),
+            ));
         }
-        if let Some(v) = map.get("max_attempts") {
-            let n = self.integer("policy.max_attempts", v)?;
+        Ok(at)
+    }
+
+    fn seconds_list<N: Node>(
+        &self,
+        field: &str,
+        value: &N,
+    ) -> Result<Vec<Duration>, ScenarioError> {
+        if value.kind() != Kind::Array {
+            return Err(self.error(field, found("expected an array, found ", value)));
+        }
+        value
+            .items()
+            .iter()
+            .enumerate()
+            .map(|(k, v)| self.seconds(&indexed(field, k), v))
+            .collect()
+    }
+
+    fn policy<N: Node>(&self, value: &N) -> Result<Policy, ScenarioError> {
+        self.object("policy", value, POLICY_FIELDS)?;
+        let mut policy = Policy::new();
+        if let Some(v) = value.member("budget_s") {
+            policy.budget = self.seconds("policy.budget_s", &v)?;
+        }
+        if let Some(v) = value.member("max_attempts") {
+            let n = self.integer("policy.max_attempts", &v)?;
             // Saturate: more attempts than u32 holds is "unlimited" for any real budget.
             policy.max_attempts = u32::try_from(n).unwrap_or(u32::MAX);
         }
-        if let Some(v) = map.get("attempt_cap_s") {
-            policy.attempt_cap = self.seconds("policy.attempt_cap_s", v)?;
+        if let Some(v) = value.member("attempt_cap_s") {
+            policy.attempt_cap = self.seconds("policy.attempt_cap_s", &v)?;
         }
-        if let Some(v) = map.get("min_wait_s") {
-            policy.min_wait = self.seconds("policy.min_wait_s", v)?;
+        if let Some(v) = value.member("min_wait_s") {
+            policy.min_wait = self.seconds("policy.min_wait_s", &v)?;
         }
-        if let Some(v) = map.get("fallback_base_s") {
-            policy.fallback_base = self.seconds("policy.fallback_base_s", v)?;
+        if let Some(v) = value.member("fallback_base_s") {
+            policy.fallback_base = self.seconds("policy.fallback_base_s", &v)?;
         }
-        if let Some(v) = map.get("retry_statuses") {
-            let Value::Array(list) = v else {
+        if let Some(v) = value.member("retry_statuses") {
+            if v.kind() != Kind::Array {
                 return Err(self.error(
                     "policy.retry_statuses",
-                    format!("expected an array, found {}", type_name(v)),
+                    found("expected an array, found ", &v),
                 ));
-            };
+            }
             let mut set = StatusSet::EMPTY;
-            for (i, s) in list.iter().enumerate() {
-                let field = format!("policy.retry_statuses[{i}]");
+            for (i, s) in v.items().iter().enumerate() {
+                let field = indexed("policy.retry_statuses", i);
                 let status = self.status(&field, s)?;
                 set = set
                     .try_with(status)
@@ -394,11 +611,11 @@ impl Reader<'_> {
             }
             policy.retry_statuses = set;
         }
-        if let Some(v) = map.get("trust_local_clock") {
-            policy.trust_local_clock = v.as_bool().ok_or_else(|| {
+        if let Some(v) = value.member("trust_local_clock") {
+            policy.trust_local_clock = v.boolean().ok_or_else(|| {
                 self.error(
                     "policy.trust_local_clock",
-                    format!("expected true or false, found {}", type_name(v)),
+                    found("expected true or false, found ", &v),
                 )
             })?;
         }
@@ -408,29 +625,29 @@ impl Reader<'_> {
         Ok(policy)
     }
 
-    fn response(
+    fn response<N: Node>(
         &self,
         field: &str,
-        value: &Value,
+        value: &N,
         policy: &Policy,
     ) -> Result<ScriptedResponse, ScenarioError> {
-        let map = self.object(field, value, RESPONSE_FIELDS)?;
+        self.object(field, value, RESPONSE_FIELDS)?;
         let duration_field = join(field, "duration_s");
-        let duration = match map.get("duration_s") {
+        let duration = match value.member("duration_s") {
             None => return Err(self.error(&duration_field, "required field is missing")),
-            Some(v) => self.seconds(&duration_field, v)?,
+            Some(v) => self.seconds(&duration_field, &v)?,
         };
         if duration > policy.attempt_cap {
-            return Err(self.error(
-                &duration_field,
-                format!(
-                    "{} s exceeds attempt_cap_s ({} s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed",
-                    duration.as_secs_f64(),
-                    policy.attempt_cap.as_secs_f64()
-                ),
-            ));
+            let mut message = String::new();
+            push_f64(&mut message, duration.as_secs_f64());
+            message.push_str(" s exceeds attempt_cap_s (");
+            push_f64(&mut message, policy.attempt_cap.as_secs_f64());
+            message.push_str(
+                " s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed",
+            );
+            return Err(self.error(&duration_field, message));
         }
-        let reply = match (map.get("status"), map.get("transport_error")) {
+        let reply = match (value.member("status"), value.member("transport_error")) {
             (Some(_), Some(_)) => {
                 return Err(self.error(field, "has both `status` and `transport_error`; give one"));
             }
@@ -443,47 +660,48 @@ impl Reader<'_> {
             (None, Some(word)) => {
                 if let Some(key) = ["headers", "body"]
                     .into_iter()
-                    .find(|k| map.contains_key(*k))
+                    .find(|k| value.member(k).is_some())
                 {
                     return Err(self.error(
                         &join(field, key),
                         "only an HTTP response (`status`) can have this",
                     ));
                 }
-                match word {
-                    Value::String(w) if !w.is_empty() => Reply::TransportError(w.clone()),
-                    other => {
+                match word.string() {
+                    Some(w) if !w.is_empty() => Reply::TransportError(w),
+                    _ => {
                         return Err(self.error(
                             &join(field, "transport_error"),
-                            format!(
-                                "expected a non-empty word such as \"network\", found {}",
-                                type_name(other)
+                            found(
+                                "expected a non-empty word such as \"network\", found ",
+                                &word,
                             ),
                         ))
                     }
                 }
             }
             (Some(status), None) => {
-                let status = self.status(&join(field, "status"), status)?;
-                let headers = match map.get("headers") {
-                    None | Some(Value::Null) => Vec::new(),
-                    Some(v) => {
+                let status = self.status(&join(field, "status"), &status)?;
+                let headers = match present(value.member("headers")) {
+                    None => Vec::new(),
+                    Some(h) => {
                         let hfield = join(field, "headers");
-                        let Value::Object(h) = v else {
-                            return Err(self.error(
-                                &hfield,
-                                format!("expected an object, found {}", type_name(v)),
-                            ));
-                        };
-                        let mut headers = Vec::with_capacity(h.len());
-                        for (name, value) in h {
-                            let Value::String(value) = value else {
-                                return Err(self.error(
-                                    &join(&hfield, name),
-                                    format!("expected a string, found {}", type_name(value)),
-                                ));
+                        if h.kind() != Kind::Object {
+                            return Err(
+                                self.error(&hfield, found("expected an object, found ", &h))
+                            );
+                        }
+                        let names = h.keys();
+                        let mut headers = Vec::with_capacity(names.len());
+                        for name in names {
+                            let text = h.member(&name).and_then(|v| v.string());
+                            let Some(text) = text else {
+                                let kind = h.member(&name).map_or(Kind::Null, |v| v.kind());
+                                let mut message = String::from("expected a string, found ");
+                                message.push_str(kind.name());
+                                return Err(self.error(&join(&hfield, &name), message));
                             };
-                            headers.push((name.clone(), value.clone()));
+                            headers.push((name, text));
                         }
                         headers
                     }
@@ -491,7 +709,7 @@ impl Reader<'_> {
                 Reply::Http {
                     status,
                     headers,
-                    body: map.get("body").cloned(),
+                    body: value.member("body").map(|b| b.to_json()),
                 }
             }
         };
@@ -499,71 +717,65 @@ impl Reader<'_> {
     }
 
     /// A non-negative, finite number of seconds.
-    fn seconds(&self, field: &str, value: &Value) -> Result<Duration, ScenarioError> {
-        let Value::Number(n) = value else {
-            return Err(self.error(
-                field,
-                format!("expected a number of seconds, found {}", type_name(value)),
-            ));
-        };
-        let Some(secs) = n.as_f64().filter(|f| f.is_finite()) else {
-            return Err(self.error(field, format!("{n} is not a finite number")));
+    fn seconds<N: Node>(&self, field: &str, value: &N) -> Result<Duration, ScenarioError> {
+        if value.kind() != Kind::Number {
+            return Err(self.error(field, found("expected a number of seconds, found ", value)));
+        }
+        let Some(secs) = value.float().filter(|f| f.is_finite()) else {
+            return Err(self.error(field, number_then(value, " is not a finite number")));
         };
         if secs < 0.0 {
-            return Err(self.error(field, format!("{n} is negative")));
+            return Err(self.error(field, number_then(value, " is negative")));
         }
         // Finite and non-negative: only a value beyond Duration::MAX can fail; saturate it.
         Ok(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
     }
 
     /// A non-negative whole number.
-    fn integer(&self, field: &str, value: &Value) -> Result<u64, ScenarioError> {
-        let Value::Number(n) = value else {
-            return Err(self.error(
-                field,
-                format!("expected a whole number, found {}", type_name(value)),
-            ));
-        };
-        if let Some(i) = n.as_u64() {
+    fn integer<N: Node>(&self, field: &str, value: &N) -> Result<u64, ScenarioError> {
+        if value.kind() != Kind::Number {
+            return Err(self.error(field, found("expected a whole number, found ", value)));
+        }
+        if let Some(i) = value.whole() {
             return Ok(i);
         }
         // Written as a decimal (`2.0`, `1e3`) or too large for u64: read it as a float.
-        match n.as_f64() {
+        match value.float() {
             Some(f) if f.is_nan() || f.is_infinite() => {
-                Err(self.error(field, format!("{n} is not a finite number")))
+                Err(self.error(field, number_then(value, " is not a finite number")))
             }
-            Some(f) if f < 0.0 => Err(self.error(field, format!("{n} is negative"))),
+            Some(f) if f < 0.0 => Err(self.error(field, number_then(value, " is negative"))),
             // A float-to-int `as` cast saturates, which is the meaning wanted for a huge count.
             Some(f) if f.fract() == 0.0 => Ok(f as u64),
-            _ => Err(self.error(field, format!("{n} is not a whole number"))),
+            _ => Err(self.error(field, number_then(value, " is not a whole number"))),
         }
     }
 
     /// An HTTP status, 100-599.
-    fn status(&self, field: &str, value: &Value) -> Result<u16, ScenarioError> {
+    fn status<N: Node>(&self, field: &str, value: &N) -> Result<u16, ScenarioError> {
         let n = self.integer(field, value)?;
         match u16::try_from(n) {
             Ok(s) if (100..=599).contains(&s) => Ok(s),
-            _ => Err(self.error(field, format!("{n} is not an HTTP status (100-599)"))),
+            _ => {
+                let mut message = String::new();
+                push_u64(&mut message, n);
+                message.push_str(" is not an HTTP status (100-599)");
+                Err(self.error(field, message))
+            }
         }
     }
 }
 
-fn join(parent: &str, key: &str) -> String {
-    if parent.is_empty() {
-        key.into()
-    } else {
-        format!("{parent}.{key}")
-    }
+/// A member that is there and not null: optional fields may be given as `null`.
+fn present<N: Node>(member: Option<N>) -> Option<N> {
+    member.filter(|v| v.kind() != Kind::Null)
 }
 
-fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+fn join(parent: &str, key: &str) -> String {
+    let mut out = String::from(parent);
+    if !parent.is_empty() {
+        out.push('.');
     }
+    out.push_str(key);
+    out
 }

@@ -3,18 +3,37 @@
 
 use core::time::Duration;
 
-use serde_json::Value;
-
 use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};
 use crate::report::Report;
 use crate::scenario::{Reply, Scenario, ScenarioError};
+use crate::visible::push_u64;
 
 /// Replays `scenario` and checks its `expect` figures. Fails only when the run needs more
 /// responses than the scenario lists.
 pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
+    let action = run(scenario)?;
+    let mut report = action.report();
+    report.name = scenario.name.clone();
+    if let Some(expect) = &scenario.expect {
+        #[cfg(not(target_arch = "wasm32"))]
+        let missed = mismatches(&report, expect);
+        // In the browser the figures are compared on the object the JS API returns.
+        #[cfg(target_arch = "wasm32")]
+        let missed = crate::browser::mismatches(
+            &crate::browser::report_value(&action, &report.name),
+            expect,
+        );
+        report.expect_ok = Some(missed.is_empty());
+        report.expect_mismatches = missed;
+    }
+    Ok(report)
+}
+
+/// Replays `scenario` to its end and returns the stopped action.
+pub(crate) fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
     let (mut action, mut decision) = Action::start(scenario.policy).map_err(|e| ScenarioError {
         scenario: scenario.name.clone(),
-        field: format!("policy.{}", e.field()),
+        field: ["policy.", e.field()].concat(),
         message: e.message().into(),
     })?;
     let leaves = scenario.user_leaves_at;
@@ -29,13 +48,15 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
                     .unwrap_or(usize::MAX)
                     .saturating_sub(1);
                 let Some(scripted) = scenario.responses.get(index) else {
+                    let mut message = String::from("attempt ");
+                    push_u64(&mut message, u64::from(attempt));
+                    message.push_str(" needs a response, but only ");
+                    push_u64(&mut message, scenario.responses.len() as u64);
+                    message.push_str(" are listed");
                     return Err(ScenarioError {
                         scenario: scenario.name.clone(),
                         field: "responses".into(),
-                        message: format!(
-                            "attempt {attempt} needs a response, but only {} are listed",
-                            scenario.responses.len()
-                        ),
+                        message,
                     });
                 };
                 let started = action.elapsed();
@@ -86,17 +107,14 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
             Decision::Await { abort_at } => action.on_timer(abort_at),
         };
     }
-    let mut report = action.report();
-    report.name = scenario.name.clone();
-    if let Some(expect) = &scenario.expect {
-        report.expect_mismatches = mismatches(&report, expect);
-        report.expect_ok = Some(report.expect_mismatches.is_empty());
-    }
-    Ok(report)
+    Ok(action)
 }
 
 /// Each expected figure that the report does not reproduce, as a sentence.
-fn mismatches(report: &Report, expect: &serde_json::Map<String, Value>) -> Vec<String> {
+#[cfg(not(target_arch = "wasm32"))]
+fn mismatches(report: &Report, expect: &crate::scenario::Expect) -> Vec<String> {
+    use serde_json::Value;
+
     let actual = match serde_json::to_value(report) {
         Ok(Value::Object(map)) => map,
         _ => return vec!["the report could not be compared".into()],
@@ -120,7 +138,9 @@ fn mismatches(report: &Report, expect: &serde_json::Map<String, Value>) -> Vec<S
 }
 
 /// JSON equality where numbers compare by value (`14` equals `14.0`).
-fn same(a: &Value, b: &Value) -> bool {
+#[cfg(not(target_arch = "wasm32"))]
+fn same(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    use serde_json::Value;
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
             (Some(x), Some(y)) => x == y || (x - y).abs() <= 1e-9 * x.abs().max(1.0),

@@ -7,6 +7,11 @@
 //!
 //! Exit status: 0 when every scenario ran and met its `expect`; 1 when any was rejected or
 //! missed an expected figure; 2 for a usage error.
+//!
+//! A native command: built for wasm32 it is empty, since the browser build has no files and no
+//! JSON text.
+#![cfg_attr(target_arch = "wasm32", no_main)]
+#![cfg(not(target_arch = "wasm32"))]
 
 use std::io::Write;
 use std::process::ExitCode;

@@ -1,18 +1,17 @@
 //! The JS API: `fetchWithBudget(url, options)` and `simulate(scenario)`. Structured values
 //! cross as plain JSON-compatible objects; every error is a JS `Error` with a clear message.
 
-use js_sys::{Function, Object, Promise, Reflect};
-use serde::Serialize;
+use js_sys::{Function, Object, Promise};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use super::driver::{self, Request};
+use super::js;
 use crate::action::{Action, Event, Outcome};
 use crate::policy::Policy;
-use crate::report::EventReport;
-use crate::scenario::{parse_policy, parse_scenario};
-use crate::simulate::simulate as simulate_scenario;
+use crate::scenario::{parse_policy, parse_scenario, parse_seconds_list, Node};
+use crate::simulate::run as run_scenario;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
@@ -101,14 +100,32 @@ export interface BudgetUpdate {
 }
 "#;
 
-fn to_js<T: Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    value
-        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
-        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))
+#[wasm_bindgen]
+extern "C" {
+    /// `JSON.parse(text)`.
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
+/// A JS `Error` with `message`.
 fn error(message: &str) -> JsError {
     JsError::new(message)
+}
+
+/// A JS `Error` whose message is `fetchWithBudget: ` followed by the parts.
+fn api_error(parts: &[&str]) -> JsError {
+    let mut message = String::from("fetchWithBudget: ");
+    for part in parts {
+        message.push_str(part);
+    }
+    error(&message)
+}
+
+/// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts.
+pub(crate) fn abort_error(message: &str) -> Object {
+    let error: Object = JsValue::from(JsError::new(message)).unchecked_into();
+    js::set(&error, "name", &JsValue::from_str("AbortError"));
+    error
 }
 
 /// Loads `GET url` under a finite retry budget. Resolves with the report when the action ends
@@ -119,44 +136,40 @@ pub fn fetch_with_budget(
     #[wasm_bindgen(unchecked_param_type = "string | URL")] url: JsValue,
     #[wasm_bindgen(unchecked_param_type = "FetchWithBudgetOptions")] options: Option<Object>,
 ) -> Result<Promise, JsError> {
-    let request = read_request(&url, options.as_ref())?;
+    let request = read_request(&url, options.map(JsValue::from))?;
     Ok(wasm_bindgen_futures::future_to_promise(async move {
         let finished = driver::run(request).await?;
-        let value = to_js(&finished.report)?;
-        if finished.report.outcome == Some(Outcome::UserLeft) {
-            let error = js_sys::Error::new(
-                "the action stopped because its screen no longer owns it (user_left)",
-            );
-            error.set_name("AbortError");
-            Reflect::set(&error, &"report".into(), &value)?;
+        let value = finished.report;
+        if finished.outcome == Some(Outcome::UserLeft) {
+            let error =
+                abort_error("the action stopped because its screen no longer owns it (user_left)");
+            js::set(&error, "report", &value);
             return Err(error.into());
         }
         let body = match finished.body {
-            Some(text) => js_sys::JSON::parse(&text).unwrap_or_else(|_| JsValue::from(text)),
+            Some(text) => parse_json(&text).unwrap_or(text),
             None => JsValue::NULL,
         };
-        Reflect::set(&value, &"body".into(), &body)?;
-        Ok(value)
+        js::set(&value, "body", &body);
+        Ok(value.into())
     }))
 }
 
-fn read_request(url: &JsValue, options: Option<&Object>) -> Result<Request, JsError> {
+/// Checks and reads `fetchWithBudget`'s arguments.
+fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsError> {
     let url = if let Some(url) = url.as_string() {
         url
-    } else if url.is_object() && Reflect::has(url, &"href".into()).unwrap_or(false) {
-        js_sys::JsString::from(url.clone()).into()
+    } else if url.member("href").is_some() {
+        js::string_of(url)
     } else {
         return Err(error(
             "fetchWithBudget: the first argument must be a URL string or URL object",
         ));
     };
-    let get = |name: &str| -> JsValue {
-        options
-            .and_then(|o| Reflect::get(o, &JsValue::from_str(name)).ok())
-            .unwrap_or(JsValue::UNDEFINED)
-    };
-    let method = get("method");
-    if !method.is_undefined() {
+    // An option given as `undefined` is absent; `null` is absent too, except for `method`.
+    let given = |name: &str| options.as_ref().and_then(|o| o.member(name));
+    let set = |name: &str| given(name).filter(|v| !v.is_null());
+    if let Some(method) = given("method") {
         let method = method.as_string().unwrap_or_default();
         if !method.eq_ignore_ascii_case("GET") {
             return Err(error(
@@ -165,65 +178,47 @@ fn read_request(url: &JsValue, options: Option<&Object>) -> Result<Request, JsEr
             ));
         }
     }
-    let policy = match get("policy") {
-        p if p.is_undefined() || p.is_null() => Policy::new(),
-        p => {
-            let value: serde_json::Value = serde_wasm_bindgen::from_value(p)
-                .map_err(|e| error(&format!("fetchWithBudget: options.policy: {e}")))?;
-            parse_policy("options", &value).map_err(|e| {
-                error(&format!(
-                    "fetchWithBudget: options.{}: {}",
-                    e.field, e.message
-                ))
-            })?
-        }
+    let policy = match set("policy") {
+        None => Policy::new(),
+        Some(p) => parse_policy("options", &p)
+            .map_err(|e| api_error(&["options.", &e.field, ": ", &e.message]))?,
     };
-    let fetch = match get("fetch") {
-        f if f.is_undefined() || f.is_null() => Reflect::get(&js_sys::global(), &"fetch".into())
-            .ok()
+    let fetch = match set("fetch") {
+        None => super::global()
+            .member("fetch")
             .and_then(|f| f.dyn_into::<Function>().ok())
             .ok_or_else(|| {
                 error("fetchWithBudget: there is no global fetch; pass options.fetch")
             })?,
-        f => f
+        Some(f) => f
             .dyn_into::<Function>()
             .map_err(|_| error("fetchWithBudget: options.fetch must be a function"))?,
     };
-    let on_update = match get("onUpdate") {
-        f if f.is_undefined() || f.is_null() => None,
-        f => Some(
+    let on_update = match set("onUpdate") {
+        None => None,
+        Some(f) => Some(
             f.dyn_into::<Function>()
                 .map_err(|_| error("fetchWithBudget: options.onUpdate must be a function"))?,
         ),
     };
-    let signal = match get("signal") {
-        s if s.is_undefined() || s.is_null() => None,
-        s => Some(
+    let signal = match set("signal") {
+        None => None,
+        Some(s) => Some(
             s.dyn_into::<AbortSignal>()
                 .map_err(|_| error("fetchWithBudget: options.signal must be an AbortSignal"))?,
         ),
     };
-    let screen = match get("screen") {
-        s if s.is_undefined() || s.is_null() => None,
-        s => Some(
+    let screen = match set("screen") {
+        None => None,
+        Some(s) => Some(
             s.as_string()
                 .ok_or_else(|| error("fetchWithBudget: options.screen must be a string"))?,
         ),
     };
-    let timer_late_by = match get("timerLateBy_s") {
-        v if v.is_undefined() || v.is_null() => Vec::new(),
-        v => {
-            let value: serde_json::Value = serde_wasm_bindgen::from_value(v)
-                .map_err(|e| error(&format!("fetchWithBudget: options.timerLateBy_s: {e}")))?;
-            let wrap =
-                serde_json::json!({ "name": "options", "responses": [], "timer_late_by_s": value });
-            parse_scenario("options", &wrap)
-                .map_err(|e| {
-                    let field = e.field.replace("timer_late_by_s", "timerLateBy_s");
-                    error(&format!("fetchWithBudget: options.{field}: {}", e.message))
-                })?
-                .timer_late_by
-        }
+    let timer_late_by = match set("timerLateBy_s") {
+        None => Vec::new(),
+        Some(v) => parse_seconds_list("options", "timerLateBy_s", &v)
+            .map_err(|e| api_error(&["options.", &e.field, ": ", &e.message]))?,
     };
     Ok(Request {
         timer_late_by,
@@ -236,20 +231,9 @@ fn read_request(url: &JsValue, options: Option<&Object>) -> Result<Request, JsEr
     })
 }
 
-#[derive(Serialize)]
-struct Update {
-    visible: Vec<String>,
-    events: Vec<EventReport>,
-    outcome: Option<Outcome>,
-}
-
 /// The value handed to `onUpdate`.
-pub(crate) fn update_value(action: &Action, new_events: &[Event]) -> Result<JsValue, JsValue> {
-    to_js(&Update {
-        visible: action.visible(),
-        events: new_events.iter().map(EventReport::from).collect(),
-        outcome: action.stopped().map(|(_, cause)| cause.outcome()),
-    })
+pub(crate) fn update_value(action: &Action, new_events: &[Event]) -> JsValue {
+    js::update(action, new_events)
 }
 
 /// Runs the pure model on one scenario object (the scenario format's, section 1) and returns
@@ -258,16 +242,17 @@ pub(crate) fn update_value(action: &Action, new_events: &[Event]) -> Result<JsVa
 pub fn simulate(
     #[wasm_bindgen(unchecked_param_type = "object")] scenario: JsValue,
 ) -> Result<JsValue, JsError> {
-    let value: serde_json::Value =
-        serde_wasm_bindgen::from_value(scenario).map_err(|e| error(&format!("simulate: {e}")))?;
-    let label = value
-        .get("name")
-        .and_then(|n| n.as_str())
-        .unwrap_or("scenario")
-        .to_owned();
-    let scenario = parse_scenario(&label, &value).map_err(|e| error(&e.to_string()))?;
-    let report = simulate_scenario(&scenario).map_err(|e| error(&e.to_string()))?;
-    to_js(&report).map_err(|_| error("simulate: the report could not be converted"))
+    let label = scenario
+        .member("name")
+        .and_then(|n| n.string())
+        .unwrap_or_else(|| "scenario".into());
+    let scenario = parse_scenario(&label, &scenario).map_err(|e| error(&e.describe()))?;
+    let action = run_scenario(&scenario).map_err(|e| error(&e.describe()))?;
+    let report = js::report(&action, &scenario.name);
+    if let Some(expect) = &scenario.expect {
+        js::set_expect(&report, &js::mismatches(&report, expect));
+    }
+    Ok(report.into())
 }
 
 /// Actions running in this page right now. Zero once every action has ended: an ended action

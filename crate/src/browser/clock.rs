@@ -1,11 +1,11 @@
 //! Time in the browser: a monotonic elapsed clock from `performance.now()`, the wall clock from
 //! `Date.now()` (used only to stand in for a missing `Date` header when the policy trusts it),
-//! and timers that cannot wrap.
+//! and timers (gloo-timers: cleared when dropped) that cannot wrap.
 
 use core::time::Duration;
 
 use gloo_timers::future::TimeoutFuture;
-use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::prelude::*;
 
 use crate::utc::UtcTime;
 
@@ -14,6 +14,11 @@ extern "C" {
     /// `globalThis.performance.now()`: present in a window, a worker and Node.
     #[wasm_bindgen(js_namespace = ["globalThis", "performance"], js_name = now)]
     fn performance_now() -> f64;
+
+    /// `Date.now()`.
+    #[wasm_bindgen(js_namespace = Date, js_name = now)]
+    fn date_now() -> f64;
+
 }
 
 /// Elapsed time since the action's first attempt started.
@@ -41,8 +46,12 @@ impl Clock {
     /// with the rest of the wait.
     pub(crate) fn sleep_until(&self, at: Duration) -> TimeoutFuture {
         let left = at.saturating_sub(self.elapsed());
-        // Round up: a timer must not be armed to fire before the model's time.
-        let ms = left.as_micros().div_ceil(1000);
+        // Whole microseconds, rounded up to milliseconds: a timer must not be armed to fire
+        // before the model's time. (In 64-bit arithmetic: 128-bit division costs the page.)
+        let ms = left
+            .as_secs()
+            .saturating_mul(1000)
+            .saturating_add(u64::from(left.subsec_micros().div_ceil(1000)));
         let ms = u32::try_from(ms).unwrap_or(u32::MAX).min(i32::MAX as u32);
         TimeoutFuture::new(ms)
     }
@@ -50,5 +59,5 @@ impl Clock {
 
 /// The local wall clock.
 pub(crate) fn wall_now() -> Option<UtcTime> {
-    UtcTime::from_unix_millis(js_sys::Date::now())
+    UtcTime::from_unix_millis(date_now())
 }

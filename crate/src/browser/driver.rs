@@ -9,16 +9,15 @@ use std::cell::Cell;
 
 use js_sys::{Function, Promise};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{AbortController, AbortSignal, RequestInit};
+use web_sys::{AbortController, AbortSignal};
 
 use super::clock::{wall_now, Clock};
 use super::leave::Ownership;
 use crate::action::{Action, Decision, Outcome, ReceiptClock, Response, TransportError};
 use crate::http_date::HttpDate;
 use crate::policy::Policy;
-use crate::report::Report;
 use crate::utc::UtcTime;
+use wasm_bindgen_futures::JsFuture;
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -35,9 +34,12 @@ pub(crate) struct Request {
 
 /// How a run ended.
 pub(crate) struct Finished {
-    pub(crate) report: Report,
-    /// The body of the last response, as text; kept for a success.
-    pub(crate) body: Option<String>,
+    /// How it ended.
+    pub(crate) outcome: Option<Outcome>,
+    /// The report, as the JS API returns it.
+    pub(crate) report: js_sys::Object,
+    /// The body of the last response, as text (a JS string); kept for a success.
+    pub(crate) body: Option<JsValue>,
 }
 
 thread_local! {
@@ -46,21 +48,21 @@ thread_local! {
 
 /// Actions running right now, for checking that ended ones leave nothing behind.
 pub(crate) fn running() -> u32 {
-    RUNNING.with(Cell::get)
+    RUNNING.try_with(Cell::get).unwrap_or(0)
 }
 
 struct Running;
 
 impl Running {
     fn enter() -> Running {
-        RUNNING.with(|n| n.set(n.get().saturating_add(1)));
+        let _ = RUNNING.try_with(|n| n.set(n.get().saturating_add(1)));
         Running
     }
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        RUNNING.with(|n| n.set(n.get().saturating_sub(1)));
+        let _ = RUNNING.try_with(|n| n.set(n.get().saturating_sub(1)));
     }
 }
 
@@ -69,7 +71,7 @@ struct Received {
     status: u16,
     retry_after: Option<String>,
     date: Option<String>,
-    body: Option<String>,
+    body: JsValue,
 }
 
 /// Runs one user action to its end. The screen's departure wins every tie, and after it
@@ -80,15 +82,14 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
     let leave = &ownership.leave;
     if leave.is_set() {
         // The screen let go before anything started: send nothing, start no budget.
-        let error = js_sys::Error::new(
+        let error = super::api::abort_error(
             "the signal was aborted before the action started; nothing was sent",
         );
-        error.set_name("AbortError");
         return Err(error.into());
     }
     let clock = Clock::start();
     let (mut action, mut decision) = Action::start(request.policy)
-        .map_err(|e| JsValue::from(js_sys::Error::new(e.message())))?;
+        .map_err(|e| JsValue::from(wasm_bindgen::JsError::new(e.message())))?;
     let mut reported = 0;
     let mut controller: Option<AbortController> = None;
     let mut body = None;
@@ -133,7 +134,7 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
                                         clock: receipt_clock(received.date.as_deref()),
                                     },
                                 );
-                                body = received.body;
+                                body = Some(received.body);
                                 decision
                             }
                             Err(word) => {
@@ -166,12 +167,15 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
     if let Some(abort) = controller {
         abort.abort();
     }
-    let mut report = action.report();
-    report.name = request.url;
-    let success = report.outcome == Some(Outcome::Success);
+    let outcome = action.stopped().map(|(_, cause)| cause.outcome());
     Ok(Finished {
-        report,
-        body: if success { body } else { None },
+        outcome,
+        report: super::js::report(&action, &request.url),
+        body: if outcome == Some(Outcome::Success) {
+            body
+        } else {
+            None
+        },
     })
 }
 
@@ -179,12 +183,9 @@ pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
 fn update(request: &Request, action: &Action, reported: usize) -> usize {
     let events = action.events();
     if let Some(on_update) = &request.on_update {
-        if let Ok(value) =
-            super::api::update_value(action, events.get(reported..).unwrap_or_default())
-        {
-            // A throwing view must not break the action.
-            let _ = on_update.call1(&JsValue::UNDEFINED, &value);
-        }
+        let value = super::api::update_value(action, events.get(reported..).unwrap_or_default());
+        // A throwing view must not break the action.
+        let _ = on_update.call1(&JsValue::UNDEFINED, &value);
     }
     events.len()
 }
@@ -207,9 +208,9 @@ fn receipt_clock(date: Option<&str>) -> ReceiptClock {
 /// One GET, through the caller's `fetch`, with its own abort signal; done when the body is
 /// read, so the cap covers the whole exchange.
 async fn attempt(fetch: Function, url: String, signal: AbortSignal) -> Result<Received, String> {
-    let init = RequestInit::new();
-    init.set_method("GET");
-    init.set_signal(Some(&signal));
+    let init = js_sys::Object::new();
+    super::js::set(&init, "method", &JsValue::from_str("GET"));
+    super::js::set(&init, "signal", &signal);
     let returned = fetch
         .call2(&JsValue::UNDEFINED, &JsValue::from(url), &init)
         .map_err(|e| failure_word(&e))?;
@@ -228,18 +229,20 @@ async fn attempt(fetch: Function, url: String, signal: AbortSignal) -> Result<Re
         status: response.status(),
         retry_after,
         date,
-        body: body.as_string(),
+        body,
     })
 }
 
-/// A word for a failed fetch: `network` for the `TypeError` that fetch rejects with, the
-/// error's name otherwise.
+/// A word for a failed fetch: `network` for the `TypeError` that fetch rejects with, and for
+/// an `AbortError` (the driver never polls a request it aborted itself, so one that reaches
+/// here came from below: Firefox rejects a body cut off by a connection reset that way); the
+/// error's name otherwise (an injected fetch may have its own).
 fn failure_word(error: &JsValue) -> String {
     let name = js_sys::Reflect::get(error, &JsValue::from_str("name"))
         .ok()
         .and_then(|n| n.as_string());
     match name.as_deref() {
-        Some("TypeError") | None => "network".into(),
+        Some("TypeError" | "AbortError") | None => "network".into(),
         Some(other) => other.into(),
     }
 }

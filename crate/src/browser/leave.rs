@@ -2,91 +2,150 @@
 //! (`pagehide`, which also covers a page going into the back/forward cache), or a newer action
 //! for the same screen. Any of them ends the action for good.
 
-use core::cell::{Cell, RefCell};
+use core::cell::Cell;
 use core::future::poll_fn;
-use core::task::{Poll, Waker};
+use core::task::{Context, Poll, Waker};
 use std::rc::Rc;
 
-use gloo_events::EventListener;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{AbortSignal, EventTarget};
+use web_sys::AbortSignal;
 
-/// A one-way switch: once the screen has let go, it never takes the action back.
-#[derive(Default)]
-pub(crate) struct Leave {
-    left: Cell<bool>,
-    waker: RefCell<Option<Waker>>,
+use crate::scenario::Node;
+
+#[wasm_bindgen]
+extern "C" {
+    /// An `EventTarget`, with just the two methods used here.
+    type Target;
+
+    #[wasm_bindgen(method, js_name = addEventListener)]
+    fn add_listener(this: &Target, kind: &str, listener: &Closure<dyn FnMut()>);
+
+    #[wasm_bindgen(method, js_name = removeEventListener)]
+    fn remove_listener(this: &Target, kind: &str, listener: &Closure<dyn FnMut()>);
 }
 
-impl Leave {
-    /// The screen has let go.
-    pub(crate) fn trigger(&self) {
-        self.left.set(true);
-        if let Some(waker) = self.waker.borrow_mut().take() {
+/// A one-way switch with a waiting task: once set, it stays set. The screen letting go is one;
+/// a timer firing is another.
+#[derive(Default)]
+pub(crate) struct Flag {
+    set: Cell<bool>,
+    waker: Cell<Option<Waker>>,
+}
+
+impl Flag {
+    /// Sets the switch and wakes the task waiting for it.
+    pub(crate) fn set(&self) {
+        self.set.set(true);
+        if let Some(waker) = self.waker.take() {
             waker.wake();
         }
     }
 
-    /// Whether the screen has let go.
+    /// Whether the switch is set.
     pub(crate) fn is_set(&self) -> bool {
-        self.left.get()
+        self.set.get()
     }
 
-    /// Resolves when the screen lets go.
+    /// Ready once the switch is set; otherwise the task is woken when it is.
+    pub(crate) fn poll_set(&self, cx: &mut Context<'_>) -> Poll<()> {
+        if self.set.get() {
+            Poll::Ready(())
+        } else {
+            self.waker.set(Some(cx.waker().clone()));
+            Poll::Pending
+        }
+    }
+
+    /// Resolves when the switch is set.
     pub(crate) async fn wait(&self) {
-        poll_fn(|cx| {
-            if self.left.get() {
-                Poll::Ready(())
-            } else {
-                *self.waker.borrow_mut() = Some(cx.waker().clone());
-                Poll::Pending
-            }
-        })
-        .await;
+        poll_fn(|cx| self.poll_set(cx)).await;
+    }
+}
+
+/// An event listener that is removed, and its callback freed, when dropped.
+struct Listener {
+    target: JsValue,
+    kind: &'static str,
+    callback: Closure<dyn FnMut()>,
+}
+
+impl Listener {
+    /// Sets `flag` when `target` fires `kind`.
+    fn new(target: &JsValue, kind: &'static str, flag: &Rc<Flag>) -> Listener {
+        let flag = Rc::clone(flag);
+        let callback = Closure::new(move || flag.set());
+        target
+            .unchecked_ref::<Target>()
+            .add_listener(kind, &callback);
+        Listener {
+            target: target.clone(),
+            kind,
+            callback,
+        }
+    }
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        self.target
+            .unchecked_ref::<Target>()
+            .remove_listener(self.kind, &self.callback);
     }
 }
 
 thread_local! {
     /// The action that owns each named screen.
-    static SCREENS: RefCell<Vec<(String, Rc<Leave>)>> = const { RefCell::new(Vec::new()) };
+    static SCREENS: Cell<Vec<(String, Rc<Flag>)>> = const { Cell::new(Vec::new()) };
+}
+
+/// Works on the screens' owners (taken out of the cell for the while, so no borrow can fail).
+fn with_screens<T>(f: impl FnOnce(&mut Vec<(String, Rc<Flag>)>) -> T) -> Option<T> {
+    SCREENS
+        .try_with(|cell| {
+            let mut screens = cell.take();
+            let out = f(&mut screens);
+            cell.set(screens);
+            out
+        })
+        .ok()
 }
 
 /// Everything that can make one action's screen let go. Dropping it removes its listeners and
 /// gives up its screen, so an ended action leaves nothing behind.
 pub(crate) struct Ownership {
-    pub(crate) leave: Rc<Leave>,
+    /// Set when the screen lets go.
+    pub(crate) leave: Rc<Flag>,
     screen: Option<String>,
-    _listeners: Vec<EventListener>,
+    _listeners: Vec<Listener>,
 }
 
 impl Ownership {
     /// Takes ownership of `screen` (ending the action that held it), and listens to `signal`
     /// and to the page being hidden.
     pub(crate) fn claim(screen: Option<String>, signal: Option<&AbortSignal>) -> Ownership {
-        let leave = Rc::new(Leave::default());
+        let leave = Rc::new(Flag::default());
         let mut listeners = Vec::with_capacity(2);
         if let Some(signal) = signal {
             if signal.aborted() {
-                leave.trigger();
+                leave.set();
             }
-            let on_abort = Rc::clone(&leave);
-            listeners.push(EventListener::once(signal, "abort", move |_| {
-                on_abort.trigger()
-            }));
+            listeners.push(Listener::new(signal, "abort", &leave));
         }
-        // A window fires pagehide; a worker or Node has no page to hide.
-        if let Ok(global) = js_sys::global().dyn_into::<EventTarget>() {
-            let on_hide = Rc::clone(&leave);
-            listeners.push(EventListener::new(&global, "pagehide", move |_| {
-                on_hide.trigger()
-            }));
+        // A window fires pagehide; a worker or Node has no page to hide (Node's global takes no
+        // listeners at all).
+        let global = super::global();
+        if global
+            .member("addEventListener")
+            .is_some_and(|f| f.is_function())
+        {
+            listeners.push(Listener::new(&global, "pagehide", &leave));
         }
         if let Some(name) = &screen {
-            SCREENS.with(|screens| {
-                let mut screens = screens.borrow_mut();
+            with_screens(|screens| {
                 if let Some(slot) = screens.iter_mut().find(|(key, _)| key == name) {
                     let previous = core::mem::replace(&mut slot.1, Rc::clone(&leave));
-                    previous.trigger();
+                    previous.set();
                 } else {
                     screens.push((name.clone(), Rc::clone(&leave)));
                 }
@@ -103,10 +162,8 @@ impl Ownership {
 impl Drop for Ownership {
     fn drop(&mut self) {
         if let Some(name) = &self.screen {
-            SCREENS.with(|screens| {
-                screens
-                    .borrow_mut()
-                    .retain(|(key, owner)| key != name || !Rc::ptr_eq(owner, &self.leave));
+            with_screens(|screens| {
+                screens.retain(|(key, owner)| key != name || !Rc::ptr_eq(owner, &self.leave));
             });
         }
     }
@@ -114,5 +171,5 @@ impl Drop for Ownership {
 
 /// How many screens are owned right now (for tests of cleanup).
 pub(crate) fn owned_screens() -> usize {
-    SCREENS.with(|screens| screens.borrow().len())
+    with_screens(|screens| screens.len()).unwrap_or(0)
 }
