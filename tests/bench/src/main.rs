@@ -1,0 +1,323 @@
+//! The benchmark behind `scripts/bench`: size, start-up, timing fidelity, decision cost and
+//! memory of the wasm package, in one run. Prints a readable table on stdout and writes every
+//! figure to `target/bench/report.json`. Figures are reported, never asserted; the command
+//! fails only when a part could not be measured at all.
+//!
+//! ```text
+//! browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH] [--divan PATH]
+//!               [--browsers chromium,firefox] [--loads N] [--rounds N] [--concurrency N]
+//!               [--actions N]
+//! ```
+//!
+//! `scripts/bench` builds what this reads: the package in `crate/pkg/`, a copy of the module
+//! that keeps its names (for twiggy), divan's table, and the fixture server.
+
+mod divan;
+mod measure;
+mod render;
+mod size;
+mod stats;
+mod web;
+
+use std::path::PathBuf;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Map, Value};
+
+use web::{Browser, Session};
+
+struct Config {
+    root: PathBuf,
+    out: PathBuf,
+    server: PathBuf,
+    named_wasm: PathBuf,
+    divan: PathBuf,
+    browsers: Vec<Browser>,
+    loads: usize,
+    rounds: usize,
+    concurrency: usize,
+    actions: usize,
+}
+
+fn usage(problem: &str) -> ! {
+    eprintln!("browser-bench: {problem}");
+    eprintln!(
+        "usage: browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH] \
+         [--divan PATH] [--browsers chromium,firefox] [--loads N] [--rounds N] \
+         [--concurrency N] [--actions N]"
+    );
+    std::process::exit(2)
+}
+
+fn config() -> Config {
+    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let mut c = Config {
+        out: root.join("target/bench"),
+        server: root.join("target/release/fixture-server"),
+        named_wasm: root.join("target/bench/named/retry_budget_bg.wasm"),
+        divan: root.join("target/bench/decisions.txt"),
+        root,
+        browsers: vec![Browser::Chromium, Browser::Firefox],
+        loads: 30,
+        rounds: 5,
+        concurrency: 6,
+        actions: 1000,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let Some(value) = args.next() else {
+            usage(&format!("{flag} needs a value"))
+        };
+        let count = || -> usize {
+            value
+                .parse()
+                .unwrap_or_else(|_| usage(&format!("{flag}: not a count: {value}")))
+        };
+        match flag.as_str() {
+            "--root" => c.root = PathBuf::from(&value),
+            "--out" => c.out = PathBuf::from(&value),
+            "--server" => c.server = PathBuf::from(&value),
+            "--named-wasm" => c.named_wasm = PathBuf::from(&value),
+            "--divan" => c.divan = PathBuf::from(&value),
+            "--loads" => c.loads = count(),
+            "--rounds" => c.rounds = count(),
+            "--concurrency" => c.concurrency = count().clamp(1, 6),
+            "--actions" => c.actions = count(),
+            "--browsers" => {
+                c.browsers = value
+                    .split(',')
+                    .filter(|b| !b.is_empty())
+                    .map(|b| {
+                        Browser::parse(b).unwrap_or_else(|| usage(&format!("unknown browser {b}")))
+                    })
+                    .collect();
+            }
+            other => usage(&format!("unknown argument {other}")),
+        }
+    }
+    c
+}
+
+fn progress(message: &str) {
+    eprintln!("bench: {message}");
+}
+
+/// Records a part that could not be measured.
+fn failed(errors: &mut Vec<String>, part: &str, error: String) -> Value {
+    progress(&format!("{part}: {error}"));
+    errors.push(format!("{part}: {error}"));
+    json!({ "error": error })
+}
+
+fn size_section(c: &Config, errors: &mut Vec<String>) -> Value {
+    let pkg = c.root.join("crate/pkg");
+    let mut files = Vec::new();
+    let mut total = size::Sizes::default();
+    for name in ["retry_budget_bg.wasm", "retry_budget.js"] {
+        match size::measure(&pkg.join(name)) {
+            Ok(s) => {
+                total = total.add(s);
+                files.push(json!({ "file": name, "bytes": s.to_json() }));
+            }
+            Err(e) => files.push(failed(errors, "size", e)),
+        }
+    }
+    files.push(json!({ "file": "total", "bytes": total.to_json() }));
+    let references: Vec<Value> = size::REFERENCES
+        .iter()
+        .map(|(name, bytes)| json!({ "name": name, "bytes": bytes }))
+        .collect();
+    let shipped_wasm = std::fs::read(pkg.join("retry_budget_bg.wasm")).unwrap_or_default();
+    let shipped_custom = size::custom_sections(&shipped_wasm);
+    let crates = match size::twiggy(&c.named_wasm) {
+        Ok(items) => {
+            let shipped: Vec<&size::Item> = items
+                .iter()
+                .filter(|i| size::shipped(i, &shipped_custom))
+                .collect();
+            let sum: u64 = shipped.iter().map(|i| i.bytes).sum();
+            let percent = |b: u64| stats::round(b as f64 * 100.0 / sum.max(1) as f64);
+            let mut top: Vec<&&size::Item> = shipped.iter().collect();
+            top.sort_by_key(|i| std::cmp::Reverse(i.bytes));
+            json!({
+                "source": c.named_wasm.display().to_string(),
+                "note": "twiggy top over the module built with the same flags but keeping its names; \
+                         the name section and the custom sections the shipped module lacks are left out, \
+                         so the sum matches the shipped module's size when both builds are alike",
+                "sum_bytes": sum,
+                "shipped_bytes": shipped_wasm.len(),
+                "by_crate": size::by_owner(&shipped).into_iter()
+                    .map(|(owner, bytes)| json!({ "crate": owner, "bytes": bytes, "percent": percent(bytes) }))
+                    .collect::<Vec<_>>(),
+                "top": top.iter().take(15)
+                    .map(|i| json!({ "item": i.name, "bytes": i.bytes, "percent": percent(i.bytes) }))
+                    .collect::<Vec<_>>(),
+            })
+        }
+        Err(e) => failed(errors, "twiggy", e),
+    };
+    json!({
+        "target": "wasm-pack build crate --release --target web --out-dir pkg --no-pack",
+        "files": files,
+        "reference_min_gzip_bytes": references,
+        "reference_note": "constants (min+gzip as published for each library), not measured here",
+        "twiggy": crates,
+    })
+}
+
+fn native_decisions(c: &Config, errors: &mut Vec<String>) -> Value {
+    match std::fs::read_to_string(&c.divan) {
+        Ok(text) => {
+            let rows = divan::parse(&text);
+            if rows.is_empty() {
+                failed(
+                    errors,
+                    "decision cost",
+                    format!("no benchmark rows in {}", c.divan.display()),
+                )
+            } else {
+                Value::Array(rows.iter().map(divan::Row::to_json).collect())
+            }
+        }
+        Err(e) => failed(
+            errors,
+            "decision cost",
+            format!("{}: {e}", c.divan.display()),
+        ),
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let c = config();
+    let started = Instant::now();
+    let mut errors = Vec::new();
+    if let Err(e) = std::fs::create_dir_all(&c.out) {
+        usage(&format!("{}: {e}", c.out.display()));
+    }
+
+    progress("size");
+    let size = size_section(&c, &mut errors);
+    let native = native_decisions(&c, &mut errors);
+
+    let mut startup = Map::new();
+    let mut fidelity = Map::new();
+    let mut in_browser = Map::new();
+    let mut memory = Map::new();
+    let models = measure::models(&c.root);
+    match web::start_server(&c.server, &c.root).await {
+        Err(e) => {
+            failed(&mut errors, "fixture server", e);
+        }
+        Ok((_server, base)) => {
+            // One browser at a time: two cores, and timers are what this measures.
+            for &browser in &c.browsers {
+                let name = browser.name();
+                progress(&format!("{name}: starting a session"));
+                let session = match Session::start(browser).await {
+                    Ok(s) => s,
+                    Err(e) => {
+                        let v = failed(&mut errors, name, e);
+                        for part in [&mut startup, &mut fidelity, &mut in_browser, &mut memory] {
+                            part.insert(name.into(), v.clone());
+                        }
+                        continue;
+                    }
+                };
+                progress(&format!("{name}: start-up, {} page loads", c.loads * 2));
+                let say = |m: &str| progress(&format!("{name}: {m}"));
+                let s = measure::startup(&session, &base, c.loads, &say).await;
+                if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
+                    errors.push(format!(
+                        "{name} start-up: {} loads failed: {}",
+                        e.len(),
+                        e[0]
+                    ));
+                }
+                startup.insert(name.into(), s);
+
+                progress(&format!("{name}: simulate() through the JS API"));
+                let v = measure::simulate(&session, &base)
+                    .await
+                    .unwrap_or_else(|e| failed(&mut errors, &format!("{name} simulate"), e));
+                in_browser.insert(name.into(), v);
+
+                progress(&format!("{name}: memory after {} actions", c.actions));
+                let v = measure::memory(&session, &base, c.actions)
+                    .await
+                    .unwrap_or_else(|e| failed(&mut errors, &format!("{name} memory"), e));
+                memory.insert(name.into(), v);
+
+                progress(&format!(
+                    "{name}: timing fidelity, {} rounds of every scenario, {} at a time (about {} s)",
+                    c.rounds,
+                    c.concurrency,
+                    c.rounds * 115 / c.concurrency.max(1) + 20
+                ));
+                let models = match &models {
+                    Ok(m) => m,
+                    Err(e) => {
+                        let v = failed(&mut errors, &format!("{name} fidelity"), e.clone());
+                        fidelity.insert(name.into(), v);
+                        session.close().await;
+                        continue;
+                    }
+                };
+                let v = match measure::fidelity(&session, &base, models, c.rounds, c.concurrency)
+                    .await
+                {
+                    Ok((figures, runs)) => {
+                        let path = c.out.join(format!("fidelity-runs-{name}.json"));
+                        let text = serde_json::to_string_pretty(&runs).unwrap_or_default();
+                        if let Err(e) = std::fs::write(&path, text) {
+                            progress(&format!("{}: {e}", path.display()));
+                        }
+                        figures
+                    }
+                    Err(e) => failed(&mut errors, &format!("{name} fidelity"), e),
+                };
+                fidelity.insert(name.into(), v);
+                session.close().await;
+            }
+        }
+    }
+
+    let generated = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or_default();
+    let report = json!({
+        "generated_unix_s": generated,
+        "runtime_s": stats::round(started.elapsed().as_secs_f64()),
+        "machine": {
+            "cpus": std::thread::available_parallelism().map(usize::from).unwrap_or(0),
+        },
+        "config": {
+            "browsers": c.browsers.iter().map(|b| b.name()).collect::<Vec<_>>(),
+            "startup_loads_per_mode": c.loads,
+            "fidelity_rounds": c.rounds,
+            "fidelity_concurrency": c.concurrency,
+            "memory_actions": c.actions,
+        },
+        "size": size,
+        "startup": startup,
+        "fidelity": fidelity,
+        "decision": { "native": native, "browser": in_browser },
+        "memory": memory,
+        "errors": errors,
+    });
+    let path = c.out.join("report.json");
+    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
+    if let Err(e) = std::fs::write(&path, text + "\n") {
+        progress(&format!("{}: {e}", path.display()));
+    }
+    print!("{}", render::render(&report));
+    println!("\nAll figures: {}", path.display());
+    if !errors.is_empty() {
+        eprintln!(
+            "bench: {} part(s) could not be measured: see \"errors\" in the report",
+            errors.len()
+        );
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,301 @@
+//! The browser measurements: each opens a page of `www/bench/` and reads what it left in
+//! `window.benchResult`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use retry_budget::scenario::{parse_file, Scenario};
+use retry_budget::simulate::simulate as model_run;
+use serde_json::{json, Map, Value};
+
+use crate::stats::{round, summarize, summary_json};
+use crate::web::Session;
+
+fn numbers(value: Option<&Value>) -> Vec<f64> {
+    value
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_f64).collect())
+        .unwrap_or_default()
+}
+
+/// Summary of a sample plus its first value (the session's first, cold, page load).
+fn with_first(values: &[f64]) -> Value {
+    let mut summary = summary_json(values);
+    if let (Value::Object(map), Some(first)) = (&mut summary, values.first()) {
+        map.insert("first".into(), json!(round(*first)));
+    }
+    summary
+}
+
+/// Start-up: `loads` page loads measuring `init()`, interleaved with `loads` measuring fetch,
+/// compile and instantiate one by one.
+pub async fn startup(
+    session: &Session,
+    base: &str,
+    loads: usize,
+    progress: &dyn Fn(&str),
+) -> Value {
+    let mut series: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+    let mut errors = Vec::new();
+    let mut memory = None;
+    for i in 0..loads * 2 {
+        let mode = if i % 2 == 0 { "init" } else { "split" };
+        let url = format!("{base}/bench/startup.html?mode={mode}&load={i}");
+        match session.result(&url, Duration::from_secs(20)).await {
+            Ok(v) => {
+                for key in [
+                    "init_ms",
+                    "ready_ms",
+                    "fetch_ms",
+                    "compile_ms",
+                    "instantiate_ms",
+                ] {
+                    if let Some(x) = v.get(key).and_then(Value::as_f64) {
+                        series.entry(key).or_default().push(x);
+                    }
+                }
+                if memory.is_none() {
+                    memory = v.get("wasm_memory_bytes").cloned();
+                }
+            }
+            Err(e) => errors.push(e),
+        }
+        if (i + 1) % 20 == 0 {
+            progress(&format!("start-up: {} of {} page loads", i + 1, loads * 2));
+        }
+    }
+    let mut out = Map::new();
+    out.insert("loads_per_mode".into(), json!(loads));
+    for (key, values) in &series {
+        out.insert((*key).into(), with_first(values));
+    }
+    out.insert(
+        "wasm_memory_bytes_after_init".into(),
+        memory.unwrap_or(Value::Null),
+    );
+    out.insert("errors".into(), json!(errors));
+    Value::Object(out)
+}
+
+/// `simulate()` per call through the JS API, and the floor of one call into the module.
+pub async fn simulate(session: &Session, base: &str) -> Result<Value, String> {
+    session
+        .result(
+            &format!("{base}/bench/simulate.html"),
+            Duration::from_secs(60),
+        )
+        .await
+}
+
+/// Memory, timers and listeners before and after `actions` actions in one page.
+pub async fn memory(session: &Session, base: &str, actions: usize) -> Result<Value, String> {
+    session
+        .result(
+            &format!("{base}/bench/memory.html?actions={actions}&batch=20"),
+            Duration::from_secs(120),
+        )
+        .await
+}
+
+/// What the model says of one scenario: its attempt starts (seconds) and its outcome.
+pub struct Model {
+    starts_s: Vec<f64>,
+    outcome: String,
+}
+
+/// The model of every fixture scenario, as a live run can play it.
+pub fn models(root: &Path) -> Result<BTreeMap<String, Model>, String> {
+    let path = root.join("fixtures/B62-16-schedules.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let scenarios = parse_file("B62-16-schedules.json", &text).map_err(|e| e.to_string())?;
+    let mut out = BTreeMap::new();
+    for scenario in scenarios {
+        let scenario = scenario.map_err(|e| e.to_string())?;
+        let report = model_run(&live_form(&scenario)).map_err(|e| e.to_string())?;
+        out.insert(
+            scenario.name.clone(),
+            Model {
+                starts_s: report
+                    .attempt_starts_s
+                    .iter()
+                    .map(|s| s.0.as_secs_f64())
+                    .collect(),
+                outcome: report
+                    .outcome
+                    .map(|o| o.as_str())
+                    .unwrap_or_default()
+                    .to_owned(),
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// The scenario as a live run can play it (as in tests/e2e): a response scripted to arrive
+/// exactly at its cap lands a moment later over a real connection, so the model is asked about
+/// it one millisecond past the cap, where the driver's cap aborts it.
+fn live_form(scenario: &Scenario) -> Scenario {
+    let mut live = scenario.clone();
+    for response in &mut live.responses {
+        if response.duration == live.policy.attempt_cap {
+            response.duration += Duration::from_millis(1);
+        }
+    }
+    live
+}
+
+/// Lateness of one run's attempts, in milliseconds, by three clocks.
+#[derive(Default)]
+struct Lateness {
+    /// The driver's own trace: attempt k's start minus the model's (k >= 2).
+    trace: Vec<f64>,
+    /// The server's log: attempt k's arrival after attempt 1's, minus the model's start.
+    server: Vec<f64>,
+    /// The driver's trace: an attempt's start minus the end of the wait before it.
+    wake: Vec<f64>,
+}
+
+fn lateness(run: &Value, model: &[f64]) -> Lateness {
+    let trace = numbers(run.get("trace_starts_s"));
+    let arrivals = numbers(run.get("arrivals_ms"));
+    let mut out = Lateness::default();
+    for (k, want) in model.iter().enumerate().skip(1) {
+        if let Some(t) = trace.get(k) {
+            out.trace.push((t - want) * 1000.0);
+        }
+        if let (Some(first), Some(at)) = (arrivals.first(), arrivals.get(k)) {
+            out.server.push((at - first) - want * 1000.0);
+        }
+    }
+    let mut until = None;
+    for event in run
+        .get("events")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        let at = event.get("at_s").and_then(Value::as_f64);
+        match event.get("event").and_then(Value::as_str) {
+            Some("wait") => until = event.get("until_s").and_then(Value::as_f64),
+            Some("start") => {
+                if let (Some(due), Some(at)) = (until.take(), at) {
+                    out.wake.push((at - due) * 1000.0);
+                }
+            }
+            Some("stop" | "left") => until = None,
+            _ => {}
+        }
+    }
+    out
+}
+
+fn late_json(values: &[f64]) -> Value {
+    let mut summary = summary_json(values);
+    if let Value::Object(map) = &mut summary {
+        map.insert(
+            "early".into(),
+            json!(values.iter().filter(|v| **v < 0.0).count()),
+        );
+    }
+    summary
+}
+
+/// Timing fidelity: every fixture scenario `rounds` times, live, `concurrency` at a time.
+/// Returns the figures and the raw runs.
+pub async fn fidelity(
+    session: &Session,
+    base: &str,
+    models: &BTreeMap<String, Model>,
+    rounds: usize,
+    concurrency: usize,
+) -> Result<(Value, Value), String> {
+    // About 114 s of scripted time per round, run `concurrency` at a time, plus slack.
+    let limit = Duration::from_secs((rounds as u64 * 130) / concurrency.max(1) as u64 + 90);
+    let result = session
+        .result(
+            &format!("{base}/bench/fidelity.html?rounds={rounds}&concurrency={concurrency}"),
+            limit,
+        )
+        .await?;
+    let runs = result
+        .get("runs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let mut all = Lateness::default();
+    let mut by_scenario: BTreeMap<String, Lateness> = BTreeMap::new();
+    let mut outcome_mismatches = Vec::new();
+    let mut attempt_mismatches = Vec::new();
+    let mut errors = Vec::new();
+    for run in &runs {
+        let name = run
+            .get("scenario")
+            .and_then(Value::as_str)
+            .unwrap_or("?")
+            .to_owned();
+        let label = format!(
+            "{name} (round {})",
+            run.get("round").unwrap_or(&Value::Null)
+        );
+        if let Some(error) = run.get("error").and_then(Value::as_str) {
+            errors.push(format!("{label}: {error}"));
+        }
+        let Some(model) = models.get(&name) else {
+            errors.push(format!("{label}: no such scenario in the fixture file"));
+            continue;
+        };
+        let outcome = run.get("outcome").and_then(Value::as_str).unwrap_or("none");
+        if outcome != model.outcome {
+            outcome_mismatches.push(format!("{label}: live {outcome}, model {}", model.outcome));
+        }
+        let trace = numbers(run.get("trace_starts_s")).len();
+        let arrived = numbers(run.get("arrivals_ms")).len();
+        let want = model.starts_s.len();
+        if trace != want || arrived != want {
+            attempt_mismatches.push(format!(
+                "{label}: model {want} attempts, driver trace {trace}, server {arrived}"
+            ));
+        }
+        let late = lateness(run, &model.starts_s);
+        let entry = by_scenario.entry(name).or_default();
+        for (from, into) in [
+            (&late.trace, [&mut all.trace, &mut entry.trace]),
+            (&late.server, [&mut all.server, &mut entry.server]),
+            (&late.wake, [&mut all.wake, &mut entry.wake]),
+        ] {
+            for target in into {
+                target.extend(from);
+            }
+        }
+    }
+    let scenarios: Map<String, Value> = by_scenario
+        .into_iter()
+        .filter(|(_, l)| !l.trace.is_empty() || !l.server.is_empty())
+        .map(|(name, l)| {
+            let max = |v: &[f64]| summarize(v).map(|s| round(s.max));
+            (
+                name,
+                json!({
+                    "retries": l.trace.len(),
+                    "trace_max_ms": max(&l.trace),
+                    "server_max_ms": max(&l.server),
+                }),
+            )
+        })
+        .collect();
+    let figures = json!({
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "runs": runs.len(),
+        "wall_s": result.get("wall_s").and_then(Value::as_f64).map(round),
+        "trace_late_ms": late_json(&all.trace),
+        "server_late_ms": late_json(&all.server),
+        "wake_late_ms": late_json(&all.wake),
+        "by_scenario": scenarios,
+        "outcome_mismatches": outcome_mismatches,
+        "attempt_count_mismatches": attempt_mismatches,
+        "errors": errors,
+    });
+    Ok((figures, Value::Array(runs)))
+}
