@@ -9,6 +9,11 @@ const SCREEN = "palette-list";
 /** The action that owns the palette screen now: its abort controller and run id. */
 let current = null;
 let scenarios = [];
+/** What the server injects into each faulted scenario (tests/server/faults.json), by name. */
+let faults = {};
+/** Where /palettes is fetched from: this page's origin, or `?api=ORIGIN` (another origin the
+ *  server also listens on; the Content-Security-Policy allows only the server's own origins). */
+let api = "";
 
 function text(tag, content, className) {
   const el = document.createElement(tag);
@@ -25,7 +30,7 @@ function showState(lines) {
   $("state").replaceChildren(...lines.map((line) => text("p", line)));
 }
 
-function showLast(receipt) {
+function showLast(receipt, policy) {
   if (!receipt) {
     $("last-status").textContent = "none yet";
     for (const id of ["last-raw", "last-kind", "last-at"]) $(id).textContent = "-";
@@ -38,10 +43,20 @@ function showLast(receipt) {
   const kinds = {
     seconds: "delay-seconds",
     date: "an HTTP-date",
-    missing: "missing (or hidden from the page): the local fallback applies",
-    invalid: "invalid: the local fallback applies",
+    // A cross-origin response that does not list Retry-After in Access-Control-Expose-Headers
+    // hides it from the page, and a hidden header reads exactly like an absent one.
+    missing: "unavailable: the response had no Retry-After, or it was hidden from this page (a cross-origin response that does not expose it)",
+    invalid: "invalid",
   };
-  $("last-kind").textContent = `${kinds[ra.kind] ?? ra.kind}${delay}`;
+  let reading = `${kinds[ra.kind] ?? ra.kind}${delay}`;
+  if (receipt.status >= 200 && receipt.status < 300) {
+    reading += " (not needed: the request succeeded)";
+  } else if (!policy?.retry_statuses?.includes(receipt.status)) {
+    reading += ` (not used: ${receipt.status} is not retried)`;
+  } else if (ra.kind === "missing" || ra.kind === "invalid") {
+    reading += "; the local fallback applies";
+  }
+  $("last-kind").textContent = reading;
   $("last-at").textContent = `${seconds(receipt.at_s)} s into the action (${receipt.wall})`;
 }
 
@@ -128,6 +143,13 @@ function selected() {
 function describe(scenario) {
   $("scenario-about").textContent = scenario?.about ?? "";
   const notes = [];
+  const fault = scenario && faults[scenario.name];
+  if (fault) {
+    const list = fault.faults.map((f) => `${f.fault.replaceAll("_", " ")} on response ${f.attempt}`).join(", ");
+    notes.push(`The server injects a transport fault: ${list}. The model row shows "${fault.base}" without it.`);
+    if (fault.needs_cross_origin && !api) notes.push("This fault only shows cross-origin: open this page with ?api= set to the server's second origin.");
+  }
+  if (api) notes.push(`Requests go to another origin: ${api}.`);
   if (scenario?.user_leaves_at_s != null) notes.push(`This scenario leaves the screen (a route change) ${scenario.user_leaves_at_s} s after Load.`);
   if (scenario?.timer_late_by_s?.some((s) => s > 0)) notes.push(`Its wait timers are made late by ${scenario.timer_late_by_s.join(", ")} s, as in a throttled background tab.`);
   if (scenario && !scenario.wall_clock_at_start) notes.push("The server sends no usable clock mapping for its date, so the page has no trusted clock to read it.");
@@ -173,7 +195,7 @@ async function load() {
   showLast(null);
   document.body.dataset.outcome = "";
   document.body.dataset.run = run;
-  const url = `/palettes?collection=coast&scenario=${encodeURIComponent(scenario.name)}&run=${encodeURIComponent(run)}`;
+  const url = `${api}/palettes?collection=coast&scenario=${encodeURIComponent(scenario.name)}&run=${encodeURIComponent(run)}`;
   try {
     const result = await fetchWithBudget(url, {
       policy,
@@ -187,7 +209,7 @@ async function load() {
           if (e.event === "receipt") lastReceipt = { ...e, wall: new Date().toLocaleTimeString() };
         }
         showState(update.visible);
-        showLast(lastReceipt);
+        showLast(lastReceipt, policy);
         redraw();
       },
     });
@@ -242,16 +264,41 @@ function route() {
   $("screen-about").hidden = !about;
 }
 
+/** The origin named by `?api=`, if it is a valid http(s) URL; "" (this origin) otherwise. */
+function apiOrigin(params) {
+  const wanted = params.get("api");
+  if (!wanted) return "";
+  try {
+    const url = new URL(wanted);
+    if (url.protocol === "http:" || url.protocol === "https:") return url.origin;
+  } catch (e) {
+    // Not a URL: ignored below.
+  }
+  showState([`Ignoring ?api=${wanted}: not an http(s) origin. Requests go to this page's origin.`]);
+  return "";
+}
+
 async function main() {
   await init();
-  const response = await fetch("/fixtures/B62-16-schedules.json");
-  scenarios = (await response.json()).scenarios;
-  $("scenario").replaceChildren(...scenarios.map((s) => {
-    const option = text("option", s.name);
-    option.value = s.name;
-    return option;
+  const params = new URLSearchParams(location.search);
+  api = apiOrigin(params);
+  // Every scenario the server answers for: every fixture file, then the faulted ones.
+  const response = await fetch("/scenarios");
+  if (!response.ok) throw new Error(`GET /scenarios answered ${response.status}`);
+  const listing = await response.json();
+  scenarios = listing.scenarios;
+  faults = listing.faults ?? {};
+  $("scenario").replaceChildren(...listing.files.map((file) => {
+    const group = document.createElement("optgroup");
+    group.label = file.faulted ? `${file.file} (server faults)` : file.file;
+    group.append(...file.scenarios.map((name) => {
+      const option = text("option", name);
+      option.value = name;
+      return option;
+    }));
+    return group;
   }));
-  const wanted = new URLSearchParams(location.search).get("scenario");
+  const wanted = params.get("scenario");
   if (wanted && scenarios.some((s) => s.name === wanted)) $("scenario").value = wanted;
   describe(selected());
   $("scenario").addEventListener("change", () => describe(selected()));

@@ -630,8 +630,14 @@ impl Action {
                 };
                 match date.resolve(receipt) {
                     Some(when) => {
-                        // A past date clamps to zero; the local floor applies after.
-                        let delay = when.saturating_duration_since(receipt);
+                        // A past date clamps to zero; the local floor applies after. A date past
+                        // the clock's range (after 2262) is later than any budget: saturate the
+                        // delay, as for huge delay-seconds, rather than report a clamped one.
+                        let delay = if when.is_saturated() && when > receipt {
+                            Duration::MAX
+                        } else {
+                            when.saturating_duration_since(receipt)
+                        };
                         reading.delay = Some(delay);
                         ServerDelay::Usable(WaitSource::ServerDate, delay)
                     }

@@ -154,13 +154,20 @@ impl Action {
     /// What the service asked for, or why the local fallback applies.
     fn push_asked(&self, out: &mut String, plan: &PlannedWait) {
         match plan.source {
+            // Delay-seconds and dates both saturate here: a figure would only be an artefact.
+            WaitSource::ServerSeconds | WaitSource::ServerDate
+                if plan.delay.as_secs() == u64::MAX =>
+            {
+                out.push_str("The service requested a delay longer than any budget.");
+            }
             WaitSource::ServerSeconds | WaitSource::ServerDate => {
                 out.push_str("The service requested a ");
                 push_secs(out, plan.delay);
                 out.push_str("-second delay.");
             }
             WaitSource::FallbackMissing => {
-                out.push_str("The service sent no retry time; the local fallback is ");
+                // Cross-origin, a Retry-After that is not exposed looks exactly like none.
+                out.push_str("No retry time reached this page (none was sent, or it was hidden); the local fallback is ");
                 push_seconds(out, plan.delay);
                 out.push('.');
             }

@@ -1,7 +1,7 @@
 //! The page, live, in headless Chromium and Firefox, against the fixture server.
 //!
-//! Every scenario of `fixtures/B62-16-schedules.json` runs in the real page through the real
-//! wasm driver, and is checked against the pure model: the outcome, the attempts the server
+//! Every scenario of every `fixtures/*.json` file runs in the real page through the real wasm
+//! driver, and is checked against the pure model: the outcome, the attempts the server
 //! saw, the last status on the page, and the attempt starts in the server's log. Leaving the
 //! screen (by navigation and by route change, during a wait and during a request) must leave no
 //! later request in the log. A screenshot of every final state is saved under
@@ -14,23 +14,20 @@
 //! arrival, attempt k must arrive no earlier than the model's start (less 5 ms for loopback
 //! jitter between two arrivals) and no later than `LATE_TOLERANCE` after it.
 
-use std::net::TcpStream;
-use std::path::PathBuf;
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod common;
 
-use fantoccini::{Client, ClientBuilder, Locator};
-use http_body_util::{BodyExt, Empty};
-use hyper::body::Bytes;
-use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::TokioExecutor;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use fantoccini::Client;
 use retry_budget::report::Report;
-use retry_budget::scenario::{parse_file, Scenario};
+use retry_budget::scenario::Scenario;
 use retry_budget::simulate::simulate;
-use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+
+use common::{
+    arrivals, click, fixture_scenarios, js, open_page, run_log, screenshot, session, start_action,
+    start_server, wait_until, Browser,
+};
 
 /// How much later than the model an attempt may reach the server.
 const LATE_TOLERANCE: Duration = Duration::from_millis(400);
@@ -39,269 +36,10 @@ const ARRIVAL_JITTER: Duration = Duration::from_millis(5);
 /// Browser sessions that run scenarios at once, per browser.
 const SESSIONS: usize = 3;
 
-fn root() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-}
-
-#[derive(Clone, Copy, Debug)]
-enum Browser {
-    Chromium,
-    Firefox,
-}
-
-impl Browser {
-    fn name(self) -> &'static str {
-        match self {
-            Browser::Chromium => "chromium",
-            Browser::Firefox => "firefox",
-        }
-    }
-}
-
-/// A child process that is killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.start_kill();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
-}
-
-async fn wait_for_port(port: u16, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "{what} did not listen on port {port}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Builds (if needed) and starts the fixture server; returns it and its base URL.
-async fn start_server() -> (Process, String) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = std::process::Command::new(cargo)
-        .args(["build", "-q", "-p", "fixture-server"])
-        .current_dir(root())
-        .status()
-        .expect("cargo runs");
-    assert!(status.success(), "cargo build -p fixture-server failed");
-    assert!(
-        root().join("crate/pkg/retry_budget_bg.wasm").exists(),
-        "crate/pkg is missing: run `wasm-pack build crate --release --target web --out-dir pkg --no-pack` first"
-    );
-    let target =
-        std::env::var("CARGO_TARGET_DIR").map_or_else(|_| root().join("target"), PathBuf::from);
-    let mut child = Command::new(target.join("debug/fixture-server"))
-        .args(["--host", "127.0.0.1", "--port", "0", "--root"])
-        .arg(root())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("the fixture server starts");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-        .await
-        .expect("the server prints its URL in time")
-        .expect("readable stdout")
-        .expect("a line");
-    let base = line
-        .rsplit(' ')
-        .next()
-        .expect("a URL")
-        .trim_end_matches('/')
-        .to_owned();
-    (Process(child), base)
-}
-
-/// Starts a WebDriver server for `browser` on a free port.
-async fn start_driver(browser: Browser) -> (Process, u16) {
-    let port = free_port();
-    let mut command = match browser {
-        Browser::Chromium => {
-            let mut c = Command::new("chromedriver");
-            c.arg(format!("--port={port}"));
-            c
-        }
-        Browser::Firefox => {
-            let mut c = Command::new("geckodriver");
-            c.args(["--port", &port.to_string()]);
-            c
-        }
-    };
-    let child = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap_or_else(|e| panic!("{} driver: {e} (run scripts/setup)", browser.name()));
-    wait_for_port(port, browser.name()).await;
-    (Process(child), port)
-}
-
-async fn connect(browser: Browser, port: u16) -> Client {
-    let caps = match browser {
-        Browser::Chromium => json!({
-            "browserName": "chrome",
-            "goog:chromeOptions": {
-                "binary": "/usr/bin/chromium",
-                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                         "--no-first-run", "--disable-quic", "--window-size=1200,1400",
-                         "--disable-background-timer-throttling", "--disable-renderer-backgrounding"]
-            }
-        }),
-        Browser::Firefox => json!({
-            "browserName": "firefox",
-            "moz:firefoxOptions": { "args": ["-headless", "-width=1200", "-height=1400"] }
-        }),
-    };
-    let Value::Object(caps) = caps else {
-        unreachable!()
-    };
-    ClientBuilder::new(HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap_or_else(|e| panic!("{} session: {e}", browser.name()))
-}
-
-/// The server's log for one run.
-async fn run_log(base: &str, run: &str) -> Vec<Value> {
-    let client = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-        .build(HttpConnector::new());
-    let uri: hyper::Uri = format!("{base}/log?run={run}").parse().expect("a URI");
-    let request = hyper::Request::get(uri)
-        .body(Empty::<Bytes>::new())
-        .expect("a request");
-    let response = client.request(request).await.expect("the log answers");
-    let body = response
-        .into_body()
-        .collect()
-        .await
-        .expect("a body")
-        .to_bytes();
-    match serde_json::from_slice(&body).expect("JSON") {
-        Value::Array(entries) => entries,
-        other => panic!("the log is not an array: {other}"),
-    }
-}
-
-/// Arrival times (seconds since the server started) of the run's requests that reached a
-/// scripted response, in order.
-fn arrivals(log: &[Value]) -> Vec<f64> {
-    log.iter()
-        .filter_map(|e| {
-            e.get("arrival_ms")
-                .and_then(Value::as_f64)
-                .map(|ms| ms / 1000.0)
-        })
-        .collect()
-}
-
-async fn js(client: &Client, script: &str) -> Value {
-    client
-        .execute(script, vec![])
-        .await
-        .unwrap_or_else(|e| panic!("script {script}: {e}"))
-}
-
-async fn wait_until(client: &Client, script: &str, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    while Instant::now() < deadline {
-        if js(client, script).await == Value::Bool(true) {
-            return true;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    false
-}
-
-async fn open_page(client: &Client, base: &str, scenario: &str) {
-    // From a blank page, so that "ready" can only come from the new document.
-    client.goto("about:blank").await.expect("a blank page");
-    client
-        .goto(&format!("{base}/?scenario={scenario}#/palettes"))
-        .await
-        .expect("the page opens");
-    assert!(
-        wait_until(
-            client,
-            "return document.body.dataset.ready === 'true'",
-            Duration::from_secs(20)
-        )
-        .await,
-        "the page did not become ready"
-    );
-}
-
-/// Clicks the element with `id`, looked up at the moment of the click (a reference held across
-/// a navigation goes stale).
-async fn click(client: &Client, id: &str) -> Result<(), String> {
-    let element = client
-        .find(Locator::Id(id))
-        .await
-        .map_err(|e| format!("#{id}: {e}"))?;
-    match element.click().await {
-        Ok(()) => Ok(()),
-        // Firefox may report the element stale if the document changed under it; click by script.
-        Err(_) => client
-            .execute(
-                "document.getElementById(arguments[0]).click()",
-                vec![json!(id)],
-            )
-            .await
-            .map(drop)
-            .map_err(|e| format!("#{id}: {e}")),
-    }
-}
-
-async fn start_action(client: &Client) -> String {
-    click(client, "load")
-        .await
-        .expect("the Load button is clicked");
-    assert!(
-        wait_until(
-            client,
-            "return !!document.body.dataset.run",
-            Duration::from_secs(5)
-        )
-        .await,
-        "no run started"
-    );
-    js(client, "return document.body.dataset.run")
-        .await
-        .as_str()
-        .unwrap_or_default()
-        .to_owned()
-}
-
-async fn screenshot(client: &Client, browser: Browser, name: &str) {
-    let dir = root().join("target/e2e-artifacts").join(browser.name());
-    std::fs::create_dir_all(&dir).expect("an artifact folder");
-    if let Ok(png) = client.screenshot().await {
-        std::fs::write(dir.join(format!("{name}.png")), png).expect("a screenshot file");
-    }
-}
-
 fn scenarios() -> Vec<(Scenario, Report)> {
-    let path = root().join("fixtures/B62-16-schedules.json");
-    let text = std::fs::read_to_string(&path).expect("the fixture file");
-    parse_file("B62-16-schedules.json", &text)
-        .expect("the fixture file parses")
+    fixture_scenarios()
         .into_iter()
         .map(|s| {
-            let s = s.expect("a valid scenario");
             let model = simulate(&live_form(&s)).expect("the model runs it");
             (s, model)
         })
@@ -475,14 +213,19 @@ async fn check_leaving(
         }
         Leave::RouteChange => {
             click(client, "leave-route").await?;
-            let state = js(
+            // `hashchange` is dispatched in a later task than the click: wait for it.
+            let script =
+                "return location.hash + '|' + document.getElementById('state').textContent";
+            let left = wait_until(
                 client,
-                "return location.hash + '|' + document.getElementById('state').textContent",
+                "return (location.hash + '|' + document.getElementById('state').textContent)
+                   .startsWith('#/about|Stopped: you left this screen.')",
+                Duration::from_secs(2),
             )
             .await;
-            let state = state.as_str().unwrap_or_default();
-            if !state.starts_with("#/about|Stopped: you left this screen.") {
-                return Err(format!("after the route change: {state:?}"));
+            if !left {
+                let state = js(client, script).await;
+                return Err(format!("after the route change: {state}"));
             }
         }
     }
@@ -505,7 +248,8 @@ enum Job {
 }
 
 async fn run_browser(browser: Browser) {
-    let (_server, base) = start_server().await;
+    let server = start_server().await;
+    let base = server.base.clone();
     let mut jobs: Vec<Job> = scenarios()
         .into_iter()
         .map(|s| Job::Scenario(Box::new(s)))
@@ -533,8 +277,8 @@ async fn run_browser(browser: Browser) {
     for _ in 0..SESSIONS {
         let (jobs, results, base) = (Arc::clone(&jobs), Arc::clone(&results), base.clone());
         workers.push(tokio::spawn(async move {
-            let (_driver, port) = start_driver(browser).await;
-            let client = connect(browser, port).await;
+            let session = session(browser).await;
+            let client = &session.client;
             loop {
                 let job = jobs.lock().expect("jobs").pop();
                 let Some(job) = job else { break };
@@ -542,7 +286,7 @@ async fn run_browser(browser: Browser) {
                     Job::Scenario(pair) => {
                         let (scenario, model) = *pair;
                         let result =
-                            check_scenario(&client, browser, &base, &scenario, &model).await;
+                            check_scenario(client, browser, &base, &scenario, &model).await;
                         (scenario.name, result)
                     }
                     Job::Leave(how, during) => {
@@ -561,7 +305,7 @@ async fn run_browser(browser: Browser) {
                         );
                         (
                             name,
-                            check_leaving(&client, browser, &base, how, during)
+                            check_leaving(client, browser, &base, how, during)
                                 .await
                                 .map(|()| Vec::new())
                                 .map_err(|e| vec![e]),
@@ -570,7 +314,7 @@ async fn run_browser(browser: Browser) {
                 };
                 results.lock().expect("results").push((name, result));
             }
-            let _ = client.close().await;
+            session.close().await;
         }));
     }
     for worker in workers {

@@ -13,13 +13,16 @@ use axum::handler::HandlerWithoutStateExt;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::Router;
 use percent_encoding::percent_decode_str;
+use tokio::sync::watch;
 use tower_http::services::{ServeDir, ServeFile};
 
 use crate::catalog::{Catalog, Loaded, PreparedReply, COLLECTION};
+use crate::faults::{Fault, RESEND_WINDOW};
 use crate::log::{unix_ms, Entry, RequestLog, Sent};
+use crate::serve::Connection;
 use crate::shift::{shift_retry_after, unix_secs};
 
 /// Shared by every request.
@@ -29,6 +32,16 @@ pub struct AppState {
     runs: Mutex<HashMap<String, RunState>>,
     /// The `/palettes` request log.
     pub log: RequestLog,
+    /// The Content-Security-Policy sent with every response: the page's policy, with the
+    /// server's own origins (both ports) as the only places it may connect to.
+    csp: HeaderValue,
+    /// When each run's k-th scripted response is due to be sent, for `/away`.
+    sends: Mutex<HashMap<(String, u32), Instant>>,
+    /// Bumped whenever `sends` gains an entry.
+    sends_changed: watch::Sender<u64>,
+    /// Each run's last `reset` fault: when, and which attempt, to recognise the browser's
+    /// resend of the reset request.
+    resets: Mutex<HashMap<String, (Instant, u32)>>,
 }
 
 /// Where one run is.
@@ -43,14 +56,68 @@ struct RunState {
 }
 
 impl AppState {
-    /// Serves `catalog`; `started` is the server's start, from which the log counts.
-    pub fn new(catalog: Catalog, started: Instant) -> Self {
+    /// Serves `catalog`; `started` is the server's start, from which the log counts;
+    /// `origins` are the server's own origins (`http://127.0.0.1:PORT`), which the page may
+    /// fetch from.
+    pub fn new(catalog: Catalog, started: Instant, origins: &[String]) -> Self {
         AppState {
             catalog,
             runs: Mutex::new(HashMap::new()),
             log: RequestLog::new(started),
+            csp: page_csp(origins),
+            sends: Mutex::new(HashMap::new()),
+            sends_changed: watch::channel(0).0,
+            resets: Mutex::new(HashMap::new()),
         }
     }
+
+    fn note_reset(&self, run: &str, attempt: u32, at: Instant) {
+        self.resets
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(run.to_string(), (at, attempt));
+    }
+
+    /// The attempt whose reset `arrival` follows closely enough to be the browser's resend.
+    fn resend_of(&self, run: &str, arrival: Instant) -> Option<u32> {
+        let resets = self.resets.lock().unwrap_or_else(PoisonError::into_inner);
+        let (at, attempt) = resets.get(run)?;
+        (arrival.saturating_duration_since(*at) <= RESEND_WINDOW).then_some(*attempt)
+    }
+
+    fn record_send(&self, run: &str, attempt: u32, at: Instant) {
+        self.sends
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((run.to_string(), attempt), at);
+        self.sends_changed.send_modify(|n| *n = n.wrapping_add(1));
+    }
+
+    fn send_time(&self, run: &str, attempt: u32) -> Option<Instant> {
+        self.sends
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(run.to_string(), attempt))
+            .copied()
+    }
+}
+
+/// The page's Content-Security-Policy. No inline script, no eval (only wasm compilation), no
+/// plugins, frames, forms or base changes; scripts, styles and images from the server itself;
+/// connections only to the server's own origins.
+fn page_csp(origins: &[String]) -> HeaderValue {
+    let mut connect = String::from("'self'");
+    for origin in origins {
+        connect.push(' ');
+        connect.push_str(origin);
+    }
+    let policy = format!(
+        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
+         img-src 'self'; connect-src {connect}; base-uri 'none'; form-action 'none'; \
+         frame-ancestors 'none'"
+    );
+    HeaderValue::from_str(&policy)
+        .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'"))
 }
 
 /// The body of a scripted `transport_error`: a first chunk, then a failure, so the connection
@@ -94,6 +161,106 @@ impl axum::body::HttpBody for BrokenBody {
     }
 }
 
+/// The body of the `endless_body` fault: a first piece of JSON, then a space every
+/// [`ENDLESS_TICK`], forever. It ends only when the client goes away (its abort closes the
+/// connection, and the next write fails), which it records in the log.
+struct EndlessBody {
+    first_chunk: Option<axum::body::Bytes>,
+    tick: std::pin::Pin<Box<tokio::time::Sleep>>,
+    app: Arc<AppState>,
+    seq: u64,
+}
+
+/// How often a body that never finishes sends one more byte.
+const ENDLESS_TICK: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl EndlessBody {
+    fn new(app: Arc<AppState>, seq: u64) -> Self {
+        EndlessBody {
+            first_chunk: Some(axum::body::Bytes::from_static(b"[\"sea glass\", ")),
+            tick: Box::pin(tokio::time::sleep(ENDLESS_TICK)),
+            app,
+            seq,
+        }
+    }
+}
+
+impl axum::body::HttpBody for EndlessBody {
+    type Data = axum::body::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Some(chunk) = self.first_chunk.take() {
+            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
+        }
+        std::task::ready!(self.tick.as_mut().poll(cx));
+        let next = tokio::time::Instant::now() + ENDLESS_TICK;
+        self.tick.as_mut().reset(next);
+        std::task::Poll::Ready(Some(Ok(http_body::Frame::data(
+            axum::body::Bytes::from_static(b" "),
+        ))))
+    }
+}
+
+impl Drop for EndlessBody {
+    fn drop(&mut self) {
+        let gone = self.app.log.ms(Instant::now());
+        self.app
+            .log
+            .update(self.seq, |e| e.client_gone_ms = Some(gone));
+        eprintln!(
+            "fixture-server: {gone:>10.1} ms  request #{} abandoned its endless body",
+            self.seq
+        );
+    }
+}
+
+/// The body of the `reset_mid_body` fault: a first chunk, then, once it is on the wire, a
+/// reset of the connection (the body never completes, and nothing more is written).
+struct ResettingBody {
+    first_chunk: Option<axum::body::Bytes>,
+    reset_after: std::pin::Pin<Box<tokio::time::Sleep>>,
+    connection: Option<Connection>,
+}
+
+impl axum::body::HttpBody for ResettingBody {
+    type Data = axum::body::Bytes;
+    type Error = std::io::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Some(chunk) = self.first_chunk.take() {
+            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
+        }
+        std::task::ready!(self.reset_after.as_mut().poll(cx));
+        match &self.connection {
+            // The connection task drops this body with the connection; until then (it may be
+            // polled again first), nothing more: an error here would close it with a FIN.
+            Some(connection) => {
+                connection.reset();
+                std::task::Poll::Pending
+            }
+            None => std::task::Poll::Ready(Some(Err(std::io::Error::other(
+                "scripted reset_mid_body without a connection handle",
+            )))),
+        }
+    }
+}
+
+/// Marks a `/palettes` response that goes out with less CORS than usual.
+#[derive(Clone, Copy, Debug)]
+enum CorsFault {
+    /// No `Access-Control-Allow-Origin`, no `Access-Control-Expose-Headers`.
+    OmitAll,
+    /// No `Access-Control-Expose-Headers`.
+    OmitExpose,
+}
+
 /// Extra words for the stderr access-log line of a request.
 #[derive(Clone, Debug)]
 pub struct LogNote(pub String);
@@ -114,13 +281,22 @@ pub fn router(state: Arc<AppState>, root: &Path) -> Router {
     Router::new()
         .merge(palettes)
         .route("/log", get(log_get).delete(log_delete))
+        .route("/scenarios", get(scenarios))
+        .route("/beacon", any(beacon))
+        .route(
+            "/away",
+            get(away).layer(axum::Extension(WwwRoot(www.clone()))),
+        )
         .route_service("/", ServeFile::new(www.join("index.html")))
         .nest_service("/pkg", dir(&root.join("crate").join("pkg")))
         .nest_service("/fixtures", dir(&root.join("fixtures")))
         .fallback_service(dir(&www))
-        .with_state(state)
+        .with_state(Arc::clone(&state))
         .layer(middleware::from_fn(reject_traversal))
-        .layer(middleware::map_response(add_common_headers))
+        .layer(middleware::map_response_with_state(
+            state,
+            add_common_headers,
+        ))
 }
 
 /// `GET /palettes?collection=coast&scenario=NAME&run=RUN`: the run's next scripted response,
@@ -129,6 +305,8 @@ async fn palettes(
     State(app): State<Arc<AppState>>,
     method: Method,
     uri: Uri,
+    request_headers: HeaderMap,
+    connection: Option<axum::Extension<Connection>>,
     query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Response {
     let arrival = Instant::now();
@@ -158,7 +336,35 @@ async fn palettes(
         date: None,
         retry_after: None,
         client_gone_ms: None,
+        fault: None,
+        origin: origin_of(&request_headers),
     };
+    // The browser's own resend of a request whose connection was just reset: reset it too,
+    // without taking a scripted response (the driver sent one request, not two).
+    let resend = entry
+        .run
+        .as_deref()
+        .and_then(|run| app.resend_of(run, arrival));
+    if let (Some(attempt), Some(axum::Extension(connection))) = (resend, connection.as_ref()) {
+        let now = Instant::now();
+        let wall = SystemTime::now();
+        entry.attempt = Some(attempt);
+        entry.fault = Some("reset_resend");
+        entry.status = Some(Sent::Word("reset"));
+        entry.sent_ms = Some(app.log.ms(now));
+        entry.sent_unix_ms = Some(unix_ms(wall));
+        let run = entry.run.clone().unwrap_or_default();
+        let seq = app.log.push(entry);
+        app.note_reset(&run, attempt, now);
+        eprintln!(
+            "fixture-server: {:>10.1} ms  request #{seq}: run={run} a resend of reset attempt \
+             {attempt}, reset as well",
+            app.log.ms(now)
+        );
+        connection.reset();
+        // The connection task drops this request with the connection.
+        return std::future::pending::<Response>().await;
+    }
     let admitted = match &query {
         Err(rejection) => Err((
             StatusCode::BAD_REQUEST,
@@ -194,7 +400,6 @@ async fn palettes(
         entry.scenario.as_deref().unwrap_or("-"),
     ));
     entry.attempt = Some(attempt);
-    let seq = app.log.push(entry);
     let Some(prepared) = loaded.responses.get(index) else {
         // admit() checked the index; answer rather than panic if that ever changes.
         return plain(
@@ -202,12 +407,67 @@ async fn palettes(
             "no scripted response".into(),
         );
     };
+    entry.fault = prepared.fault.map(Fault::as_str);
+    let run = entry.run.clone().unwrap_or_default();
+    let seq = app.log.push(entry);
+    app.record_send(&run, attempt, arrival + prepared.duration);
     let mut in_flight = InFlight {
         app: &app,
         seq,
         done: false,
     };
     tokio::time::sleep(prepared.duration).await;
+
+    match prepared.fault {
+        Some(Fault::Reset) => {
+            if let Some(axum::Extension(connection)) = connection {
+                let now = Instant::now();
+                let wall = SystemTime::now();
+                app.log.update(seq, |e| {
+                    e.status = Some(Sent::Word("reset"));
+                    e.sent_ms = Some(app.log.ms(now));
+                    e.sent_unix_ms = Some(unix_ms(wall));
+                });
+                in_flight.done = true;
+                app.note_reset(&run, attempt, now);
+                eprintln!(
+                    "fixture-server: {:>10.1} ms  request #{seq}: {} reset (TCP RST, no response)",
+                    app.log.ms(now),
+                    note.0
+                );
+                connection.reset();
+                // The connection task drops this request with the connection.
+                return std::future::pending::<Response>().await;
+            }
+            // Not reachable through `serve`, which gives every request its connection.
+            return plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "the reset fault needs the connection".into(),
+            );
+        }
+        Some(Fault::Redirect) => {
+            let location = format!("{uri}&redirected={attempt}");
+            let now = SystemTime::now();
+            let mut response = StatusCode::FOUND.into_response();
+            if let Ok(value) = HeaderValue::from_str(&location) {
+                response.headers_mut().insert(header::LOCATION, value);
+            }
+            let date = set_date(response.headers_mut(), now);
+            let sent_at = Instant::now();
+            app.log.update(seq, |e| {
+                e.status = Some(Sent::Status(StatusCode::FOUND.as_u16()));
+                e.sent_ms = Some(app.log.ms(sent_at));
+                e.sent_unix_ms = Some(unix_ms(now));
+                e.date = Some(date);
+            });
+            in_flight.done = true;
+            response
+                .extensions_mut()
+                .insert(LogNote(format!("{} redirect -> {location}", note.0)));
+            return response;
+        }
+        _ => {}
+    }
 
     let mut response = match &prepared.reply {
         PreparedReply::TransportError(word) => {
@@ -234,7 +494,17 @@ async fn palettes(
             headers,
             body,
         } => {
-            let mut response = Response::new(body.clone().map_or_else(Body::empty, Body::from));
+            let mut response = if prepared.fault == Some(Fault::EndlessBody) {
+                Response::new(Body::new(EndlessBody::new(Arc::clone(&app), seq)))
+            } else if prepared.fault == Some(Fault::ResetMidBody) {
+                Response::new(Body::new(ResettingBody {
+                    first_chunk: Some(axum::body::Bytes::from_static(b"[\"sea glass\", \"drift")),
+                    reset_after: Box::pin(tokio::time::sleep(std::time::Duration::from_millis(50))),
+                    connection: connection.as_ref().map(|c| c.0.clone()),
+                }))
+            } else {
+                Response::new(body.clone().map_or_else(Body::empty, Body::from))
+            };
             *response.status_mut() = *status;
             let now = SystemTime::now();
             let date_secs = unix_secs(now);
@@ -275,6 +545,15 @@ async fn palettes(
                 response.extensions_mut().insert(NoDate);
                 None
             };
+            match prepared.fault {
+                Some(Fault::OmitCors) => {
+                    response.extensions_mut().insert(CorsFault::OmitAll);
+                }
+                Some(Fault::OmitExpose) => {
+                    response.extensions_mut().insert(CorsFault::OmitExpose);
+                }
+                _ => {}
+            }
             let sent_at = Instant::now();
             let status = status.as_u16();
             app.log.update(seq, |e| {
@@ -288,8 +567,20 @@ async fn palettes(
         }
     };
     in_flight.done = true;
+    let note = match prepared.fault {
+        Some(fault) => LogNote(format!("{} fault={}", note.0, fault.as_str())),
+        None => note,
+    };
     response.extensions_mut().insert(note);
     response
+}
+
+/// The request's `Origin` header, if any.
+fn origin_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .map(String::from)
 }
 
 type Admitted<'a> = (usize, &'a Loaded, Instant);
@@ -419,6 +710,8 @@ async fn preflight(
         date: Some(httpdate::fmt_http_date(wall)),
         retry_after: None,
         client_gone_ms: None,
+        fault: None,
+        origin: origin_of(&headers),
     });
     let mut response = StatusCode::NO_CONTENT.into_response();
     let out = response.headers_mut();
@@ -463,6 +756,118 @@ async fn log_delete(State(app): State<Arc<AppState>>) -> Response {
     json(&serde_json::json!({ "cleared": cleared }))
 }
 
+/// `GET /scenarios`: every scenario the server answers for, for the page's picker and its model
+/// prediction: the fixture files in order, each scenario object as written (then the faulted
+/// ones), and what each faulted scenario injects.
+async fn scenarios(State(app): State<Arc<AppState>>) -> Response {
+    json(&app.catalog.listing())
+}
+
+/// `/beacon[?...]`, any method: logged (with its `run` parameter, if any) and answered 204. A
+/// hostile payload that got rendered as markup would fetch it (an `<img>` or a stylesheet).
+async fn beacon(
+    State(app): State<Arc<AppState>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> Response {
+    let now = Instant::now();
+    let wall = SystemTime::now();
+    let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
+    app.log.push(Entry {
+        seq: 0,
+        method: method.to_string(),
+        uri: uri.to_string(),
+        run: query.get("run").filter(|v| !v.is_empty()).cloned(),
+        scenario: None,
+        collection: None,
+        attempt: None,
+        arrival_ms: app.log.ms(now),
+        arrival_unix_ms: unix_ms(wall),
+        status: Some(Sent::Status(StatusCode::NO_CONTENT.as_u16())),
+        error: None,
+        sent_ms: Some(app.log.ms(now)),
+        sent_unix_ms: Some(unix_ms(wall)),
+        date: Some(httpdate::fmt_http_date(wall)),
+        retry_after: None,
+        client_gone_ms: None,
+        fault: None,
+        origin: origin_of(&headers),
+    });
+    StatusCode::NO_CONTENT.into_response()
+}
+
+/// How long `/away` waits for the run's request to arrive.
+const AWAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// `GET /away?run=RUN&attempt=K&plus_ms=X`: a page to navigate to (`www/leave.html`), held
+/// until X milliseconds (negative: before) the moment the server sends run RUN's K-th scripted
+/// response. A page that navigates here while its action runs leaves at the very moment that
+/// response arrives (X near 0), or when the wait after it ends (X near the wait). After
+/// [`AWAY_WAIT`] without that request, the page is sent anyway.
+async fn away(
+    State(app): State<Arc<AppState>>,
+    uri: Uri,
+    axum::extract::Extension(root): axum::extract::Extension<WwwRoot>,
+) -> Response {
+    let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
+    let run = query.get("run").cloned().unwrap_or_default();
+    let attempt: u32 = query
+        .get("attempt")
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1);
+    let plus_ms: f64 = query
+        .get("plus_ms")
+        .and_then(|p| p.parse().ok())
+        .filter(|p: &f64| p.is_finite())
+        .unwrap_or(0.0);
+    let mut changed = app.sends_changed.subscribe();
+    let deadline = tokio::time::Instant::now() + AWAY_WAIT;
+    let due = loop {
+        if let Some(due) = app.send_time(&run, attempt) {
+            break Some(due);
+        }
+        match tokio::time::timeout_at(deadline, changed.changed()).await {
+            Ok(Ok(())) => {}
+            _ => break None,
+        }
+    };
+    let held = match due {
+        Some(due) => {
+            let offset = std::time::Duration::from_secs_f64(plus_ms.abs() / 1000.0);
+            let at = if plus_ms >= 0.0 {
+                due + offset
+            } else {
+                due.checked_sub(offset).unwrap_or(due)
+            };
+            tokio::time::sleep_until(at.into()).await;
+            "held"
+        }
+        None => "timed out waiting for the run",
+    };
+    let page = tokio::fs::read(root.0.join("leave.html")).await;
+    let mut response = match page {
+        Ok(bytes) => (
+            StatusCode::OK,
+            [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+            bytes,
+        )
+            .into_response(),
+        Err(e) => plain(
+            StatusCode::NOT_FOUND,
+            format!("not found: leave.html ({e})"),
+        ),
+    };
+    response.extensions_mut().insert(LogNote(format!(
+        "run={run} attempt={attempt} plus_ms={plus_ms} {held}"
+    )));
+    response
+}
+
+/// The folder `/away` serves its page from.
+#[derive(Clone, Debug)]
+struct WwwRoot(std::path::PathBuf);
+
 /// 404 for a file that is not there, naming it.
 async fn not_found(OriginalUri(uri): OriginalUri) -> Response {
     plain(StatusCode::NOT_FOUND, format!("not found: {}", uri.path()))
@@ -491,13 +896,21 @@ fn has_parent_segment(path: &str) -> bool {
     })
 }
 
-/// CORS for `/palettes`: any origin may read it, including `Retry-After` and `Date`.
+/// CORS for `/palettes`: any origin may read it, including `Retry-After` and `Date`, unless a
+/// fault takes some of that away.
 async fn add_cors(mut response: Response) -> Response {
+    let fault = response.extensions().get::<CorsFault>().copied();
     let out = response.headers_mut();
+    if matches!(fault, Some(CorsFault::OmitAll)) {
+        return response;
+    }
     out.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
+    if matches!(fault, Some(CorsFault::OmitExpose)) {
+        return response;
+    }
     out.insert(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
         HeaderValue::from_static("Retry-After, Date"),
@@ -511,10 +924,12 @@ struct NoDate;
 
 /// Nothing is cached: every page load and every request reaches the server. Every response
 /// carries a real `Date` (hyper's automatic one is off), except a scripted response of a
-/// scenario that has no clock evidence.
-async fn add_common_headers(mut response: Response) -> Response {
+/// scenario that has no clock evidence, and the page's Content-Security-Policy.
+async fn add_common_headers(State(app): State<Arc<AppState>>, mut response: Response) -> Response {
     let no_date = response.extensions().get::<NoDate>().is_some();
     let out = response.headers_mut();
+    out.entry(header::CONTENT_SECURITY_POLICY)
+        .or_insert_with(|| app.csp.clone());
     if !no_date && !out.contains_key(header::DATE) {
         set_date(out, SystemTime::now());
     }

@@ -4,14 +4,18 @@ use std::path::PathBuf;
 
 /// The usage text printed by `--help` and after a bad argument.
 pub const USAGE: &str = "\
-usage: fixture-server [--host HOST] [--port PORT] [--root DIR]
+usage: fixture-server [--host HOST] [--port PORT] [--root DIR] [--second-port PORT] [--faults FILE]
 
 Serves the page (www/), the wasm package (crate/pkg/) and the fixtures, and answers
 GET /palettes?collection=coast&scenario=NAME&run=RUN from the scenarios in DIR/fixtures/*.json.
 
-  --host HOST   address to listen on (default 127.0.0.1)
-  --port PORT   port to listen on; 0 picks a free one (default: $PORT, else 8080)
-  --root DIR    the repository root holding www/, crate/pkg/ and fixtures/ (default: .)
+  --host HOST          address to listen on (default 127.0.0.1)
+  --port PORT          port to listen on; 0 picks a free one (default: $PORT, else 8080)
+  --root DIR           the repository root holding www/, crate/pkg/ and fixtures/ (default: .)
+  --second-port PORT   also serve everything on this port (0 picks a free one): a second
+                       origin, for a page that fetches /palettes cross-origin (?api=ORIGIN)
+  --faults FILE        transport faults to inject (default: DIR/tests/server/faults.json when
+                       it exists; `none` for no faults)
 ";
 
 /// Where to listen and what to serve.
@@ -23,6 +27,35 @@ pub struct Options {
     pub port: u16,
     /// The repository root.
     pub root: PathBuf,
+    /// A second port to serve the same routes on (another origin), if any.
+    pub second_port: Option<u16>,
+    /// The fault file: `Default` looks for `ROOT/tests/server/faults.json`.
+    pub faults: FaultSource,
+}
+
+/// Where the transport faults come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FaultSource {
+    /// `ROOT/tests/server/faults.json` if that file exists, else none.
+    Default,
+    /// No faults.
+    None,
+    /// This file; it must exist.
+    File(PathBuf),
+}
+
+impl Options {
+    /// The fault file to load, if any.
+    pub fn fault_file(&self) -> Option<PathBuf> {
+        match &self.faults {
+            FaultSource::None => None,
+            FaultSource::File(path) => Some(path.clone()),
+            FaultSource::Default => {
+                let path = self.root.join("tests").join("server").join("faults.json");
+                path.is_file().then_some(path)
+            }
+        }
+    }
 }
 
 /// What the command line asks for.
@@ -43,6 +76,8 @@ where
     let mut host = String::from("127.0.0.1");
     let mut port: Option<u16> = None;
     let mut root = PathBuf::from(".");
+    let mut second_port = None;
+    let mut faults = FaultSource::Default;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -60,6 +95,15 @@ where
             "--host" => host = value("--host")?,
             "--port" => port = Some(parse_port(&value("--port")?, "--port")?),
             "--root" => root = PathBuf::from(value("--root")?),
+            "--second-port" => {
+                second_port = Some(parse_port(&value("--second-port")?, "--second-port")?)
+            }
+            "--faults" => {
+                faults = match value("--faults")?.as_str() {
+                    "none" => FaultSource::None,
+                    path => FaultSource::File(PathBuf::from(path)),
+                }
+            }
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -68,7 +112,13 @@ where
         (None, Some(env)) => parse_port(env, "PORT")?,
         (None, None) => 8080,
     };
-    Ok(Command::Run(Options { host, port, root }))
+    Ok(Command::Run(Options {
+        host,
+        port,
+        root,
+        second_port,
+        faults,
+    }))
 }
 
 fn parse_port(text: &str, what: &str) -> Result<u16, String> {
@@ -97,6 +147,22 @@ mod tests {
         assert_eq!(options.host, "127.0.0.1");
         assert_eq!(options.port, 8080);
         assert_eq!(options.root, PathBuf::from("."));
+        assert_eq!(options.second_port, None);
+        assert_eq!(options.faults, FaultSource::Default);
+    }
+
+    #[test]
+    fn a_second_origin_and_the_fault_file() {
+        let options = run(&["--second-port", "0", "--faults", "none"], None);
+        assert_eq!(options.second_port, Some(0));
+        assert_eq!(options.fault_file(), None);
+        let options = run(&["--second-port=9002", "--faults=/tmp/f.json"], None);
+        assert_eq!(options.second_port, Some(9002));
+        assert_eq!(options.fault_file(), Some(PathBuf::from("/tmp/f.json")));
+        assert!(parse(args(&["--second-port", "x"]), None).is_err());
+        // The default looks in the root, and only uses a file that is there.
+        let options = run(&["--root", "/nonexistent-root"], None);
+        assert_eq!(options.fault_file(), None);
     }
 
     #[test]

@@ -13,7 +13,8 @@ use serde::Serialize;
 pub enum Sent {
     /// An HTTP status: a scripted one, or a 4xx rejection.
     Status(u16),
-    /// `"transport_error"`: the connection was dropped without a response.
+    /// `"transport_error"` (the response was cut short) or `"reset"` (the connection was reset
+    /// before any byte of the response).
     Word(&'static str),
 }
 
@@ -54,8 +55,14 @@ pub struct Entry {
     /// The `Retry-After` header sent (after moving a date onto the real clock).
     pub retry_after: Option<String>,
     /// When the server noticed that the client had gone before its response was sent (an
-    /// aborted fetch); null otherwise.
+    /// aborted fetch), or before a body that never finishes was abandoned; null otherwise.
     pub client_gone_ms: Option<f64>,
+    /// The transport fault injected into this response (`tests/server/faults.json`), e.g.
+    /// `"reset"`; null for a response sent as scripted.
+    pub fault: Option<&'static str>,
+    /// The request's `Origin` header: set by a browser on a cross-origin fetch, absent on a
+    /// same-origin GET.
+    pub origin: Option<String>,
 }
 
 /// The log, and the server's start time that its `*_ms` fields count from.

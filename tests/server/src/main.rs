@@ -5,6 +5,7 @@
 mod app;
 mod catalog;
 mod cli;
+mod faults;
 mod log;
 mod serve;
 mod shift;
@@ -50,7 +51,7 @@ fn main() -> ExitCode {
 async fn run(options: Options) -> ExitCode {
     let started = Instant::now();
     let fixtures = options.root.join("fixtures");
-    let catalog = match Catalog::load(&fixtures) {
+    let mut catalog = match Catalog::load(&fixtures) {
         Ok((catalog, files)) => {
             eprintln!(
                 "fixture-server: {} scenario(s) from {} file(s) in {}: {}",
@@ -73,6 +74,29 @@ async fn run(options: Options) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(path) = options.fault_file() {
+        let loaded = faults::read(&path)
+            .map_err(|e| vec![e])
+            .and_then(|file| catalog.add_faulted(&relative_name(&path, &options.root), file));
+        match loaded {
+            Ok(()) => eprintln!(
+                "fixture-server: {} faulted scenario(s) from {}",
+                catalog.faulted_len(),
+                path.display()
+            ),
+            Err(problems) => {
+                for problem in &problems {
+                    eprintln!("fixture-server: {problem}");
+                }
+                eprintln!(
+                    "fixture-server: refusing to start: {} problem(s) with the fault file {}",
+                    problems.len(),
+                    path.display()
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
     for (path, hint) in [
         ("www/index.html", "the page will not load"),
         (
@@ -88,41 +112,67 @@ async fn run(options: Options) -> ExitCode {
         }
     }
 
-    let listener = match TcpListener::bind((options.host.as_str(), options.port)).await {
+    let Some((listener, url)) = listen(&options.host, options.port).await else {
+        return ExitCode::FAILURE;
+    };
+    let mut listeners = vec![listener];
+    let mut lines = vec![format!("fixture-server listening on {url}")];
+    let mut origins = vec![url.trim_end_matches('/').to_string()];
+    if let Some(port) = options.second_port {
+        let Some((second, second_url)) = listen(&options.host, port).await else {
+            return ExitCode::FAILURE;
+        };
+        listeners.push(second);
+        lines.push(format!("fixture-server second origin on {second_url}"));
+        origins.push(second_url.trim_end_matches('/').to_string());
+    }
+    {
+        let mut stdout = std::io::stdout().lock();
+        let printed = lines
+            .iter()
+            .try_for_each(|line| writeln!(stdout, "{line}"))
+            .and_then(|()| stdout.flush());
+        if let Err(e) = printed {
+            eprintln!("fixture-server: cannot print the address: {e}");
+        }
+    }
+
+    let state = Arc::new(AppState::new(catalog, started, &origins));
+    let router = app::router(Arc::clone(&state), &options.root);
+    serve::serve(listeners, router, state, shutdown_signal()).await;
+    eprintln!("fixture-server: stopped");
+    ExitCode::SUCCESS
+}
+
+/// Binds `host:port`; returns the listener and its URL (`http://HOST:PORT/`).
+async fn listen(host: &str, port: u16) -> Option<(TcpListener, String)> {
+    let listener = match TcpListener::bind((host, port)).await {
         Ok(listener) => listener,
         Err(e) => {
-            eprintln!(
-                "fixture-server: cannot listen on {}:{}: {e}",
-                options.host, options.port
-            );
-            return ExitCode::FAILURE;
+            eprintln!("fixture-server: cannot listen on {host}:{port}: {e}");
+            return None;
         }
     };
     let address = match listener.local_addr() {
         Ok(address) => address,
         Err(e) => {
             eprintln!("fixture-server: cannot read the listening address: {e}");
-            return ExitCode::FAILURE;
+            return None;
         }
     };
     let url = match address {
         SocketAddr::V4(v4) => format!("http://{}:{}/", v4.ip(), v4.port()),
         SocketAddr::V6(v6) => format!("http://[{}]:{}/", v6.ip(), v6.port()),
     };
-    {
-        let mut stdout = std::io::stdout().lock();
-        let printed =
-            writeln!(stdout, "fixture-server listening on {url}").and_then(|()| stdout.flush());
-        if let Err(e) = printed {
-            eprintln!("fixture-server: cannot print the address: {e}");
-        }
-    }
+    Some((listener, url))
+}
 
-    let state = Arc::new(AppState::new(catalog, started));
-    let router = app::router(Arc::clone(&state), &options.root);
-    serve::serve(listener, router, state, shutdown_signal()).await;
-    eprintln!("fixture-server: stopped");
-    ExitCode::SUCCESS
+/// `path` relative to `root` when it is inside it (for messages), else as given.
+fn relative_name(path: &std::path::Path, root: &std::path::Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string()
 }
 
 /// Ctrl-C, or SIGTERM on Unix.

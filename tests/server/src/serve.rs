@@ -1,7 +1,8 @@
 //! The connection loop: HTTP/1.1 on hyper, each connection on its own task, the router as the
-//! service.
+//! service. Every listener (the main port and an optional second origin) feeds the same loop.
 
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -12,7 +13,8 @@ use hyper::service::service_fn;
 use hyper::Request;
 use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::{mpsc, Notify};
 use tower::ServiceExt;
 
 use crate::app::{AppState, LogNote};
@@ -20,49 +22,113 @@ use crate::app::{AppState, LogNote};
 /// How long in-flight requests may go on after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 
-/// Serves `router` on `listener` until `shutdown` completes, then lets open requests finish
-/// (for at most [`SHUTDOWN_GRACE`]).
+/// A handle on the connection a request came in on, given to handlers as a request extension:
+/// the `reset` fault uses it to end the connection with a TCP reset.
+#[derive(Clone, Debug, Default)]
+pub struct Connection(Arc<ConnectionInner>);
+
+#[derive(Debug, Default)]
+struct ConnectionInner {
+    reset: AtomicBool,
+    wake: Notify,
+}
+
+impl Connection {
+    /// Resets the connection (RST, no orderly close): whatever is in flight on it is lost.
+    pub fn reset(&self) {
+        self.0.reset.store(true, Ordering::SeqCst);
+        self.0.wake.notify_one();
+    }
+
+    async fn reset_requested(&self) {
+        while !self.0.reset.load(Ordering::SeqCst) {
+            self.0.wake.notified().await;
+        }
+    }
+}
+
+/// Serves `router` on every listener until `shutdown` completes, then lets open requests
+/// finish (for at most [`SHUTDOWN_GRACE`]).
 pub async fn serve(
-    listener: TcpListener,
+    listeners: Vec<TcpListener>,
     router: Router,
     state: Arc<AppState>,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
+    let (accepted_tx, mut accepted) = mpsc::channel::<TcpStream>(64);
+    let mut acceptors = Vec::new();
+    for listener in listeners {
+        let accepted_tx = accepted_tx.clone();
+        acceptors.push(tokio::spawn(async move {
+            loop {
+                match listener.accept().await {
+                    Ok((stream, _peer)) => {
+                        if accepted_tx.send(stream).await.is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        // Out of file descriptors and the like: wait a moment rather than spin.
+                        eprintln!("fixture-server: accept failed: {e}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                }
+            }
+        }));
+    }
+    drop(accepted_tx);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
+        let stream = tokio::select! {
+            stream = accepted.recv() => match stream {
+                Some(stream) => stream,
+                None => break,
+            },
             () = &mut shutdown => break,
-        };
-        let stream = match accepted {
-            Ok((stream, _peer)) => stream,
-            Err(e) => {
-                // Out of file descriptors and the like: wait a moment rather than spin.
-                eprintln!("fixture-server: accept failed: {e}");
-                tokio::time::sleep(Duration::from_millis(50)).await;
-                continue;
-            }
         };
         // Small responses go out at once: timings are what the tests measure.
         let _ = stream.set_nodelay(true);
+        // A second descriptor of the same socket, kept outside hyper, so the `reset` fault can
+        // set SO_LINGER to zero before the connection is dropped.
+        let Some((stream, twin)) = with_twin(stream) else {
+            continue;
+        };
+        let connection_handle = Connection::default();
         let router = router.clone();
         let state = Arc::clone(&state);
-        let service = service_fn(move |request: Request<Incoming>| {
+        let for_requests = connection_handle.clone();
+        let service = service_fn(move |mut request: Request<Incoming>| {
             let router = router.clone();
             let state = Arc::clone(&state);
+            request.extensions_mut().insert(for_requests.clone());
             async move { handle(router, &state, request).await }
         });
         let connection = http1::Builder::new()
             .auto_date_header(false)
             .serve_connection(TokioIo::new(stream), service);
-        let connection = graceful.watch(connection);
+        let connection = Box::pin(graceful.watch(connection));
         tokio::spawn(async move {
-            // Errors here are clients that went away and scripted drops: both expected.
-            let _ = connection.await;
+            let mut connection = connection;
+            tokio::select! {
+                // A reset asked for while the connection was polled wins over its end.
+                biased;
+                () = connection_handle.reset_requested() => {
+                    // Linger zero makes the last close of the socket a reset, not a FIN.
+                    if let Ok(twin) = TcpStream::from_std(twin) {
+                        let _ = twin.set_zero_linger();
+                        drop(twin);
+                    }
+                    drop(connection);
+                }
+                // Errors here are clients that went away and scripted drops: both expected.
+                _ = &mut connection => {}
+            }
         });
     }
-    drop(listener);
+    for acceptor in acceptors {
+        acceptor.abort();
+    }
     let open = graceful.count();
     eprintln!("fixture-server: shutting down ({open} open connection(s))");
     tokio::select! {
@@ -71,6 +137,14 @@ pub async fn serve(
             eprintln!("fixture-server: requests still open after {SHUTDOWN_GRACE:?}; stopping anyway");
         }
     }
+}
+
+/// The stream, and a second descriptor of its socket.
+fn with_twin(stream: TcpStream) -> Option<(TcpStream, std::net::TcpStream)> {
+    let std_stream = stream.into_std().ok()?;
+    let twin = std_stream.try_clone().ok()?;
+    let stream = TcpStream::from_std(std_stream).ok()?;
+    Some((stream, twin))
 }
 
 /// One request through the router, with its stderr access-log line.

@@ -33,6 +33,8 @@ const LOG_FIELDS: &[&str] = &[
     "date",
     "retry_after",
     "client_gone_ms",
+    "fault",
+    "origin",
 ];
 
 fn number(entry: &Value, field: &str) -> f64 {

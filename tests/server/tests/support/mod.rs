@@ -1,4 +1,6 @@
 //! Starting the built server and talking to it over real HTTP.
+// Each test file uses its own subset.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
@@ -127,6 +129,8 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT/`.
     pub url: String,
+    /// The second origin's `http://127.0.0.1:PORT2/`, when started with one.
+    pub second: Option<String>,
     stderr: PathBuf,
     _scratch: TempDir,
 }
@@ -134,11 +138,17 @@ pub struct Server {
 impl Server {
     /// Starts the built binary on a free port, serving `root`.
     pub fn start(root: &Path) -> Server {
+        Server::start_with(root, &[])
+    }
+
+    /// Starts it with extra arguments; with `--second-port`, reads the second origin too.
+    pub fn start_with(root: &Path, extra: &[&str]) -> Server {
         let scratch = TempDir::new();
         let stderr = scratch.0.join("stderr.log");
         let mut child = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
             .args(["--host", "127.0.0.1", "--port", "0", "--root"])
             .arg(root)
+            .args(extra)
             .env_remove("PORT")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -146,8 +156,9 @@ impl Server {
             .spawn()
             .expect("start fixture-server");
         let stdout = child.stdout.take().expect("piped stdout");
+        let mut stdout = BufReader::new(stdout);
         let mut line = String::new();
-        let read = BufReader::new(stdout).read_line(&mut line);
+        let read = stdout.read_line(&mut line);
         let Some(url) = line
             .trim_end()
             .strip_prefix("fixture-server listening on ")
@@ -165,9 +176,18 @@ impl Server {
             url.starts_with("http://127.0.0.1:") && url.ends_with('/'),
             "{url}"
         );
+        let second = extra.contains(&"--second-port").then(|| {
+            let mut line = String::new();
+            stdout.read_line(&mut line).expect("a second line");
+            line.trim_end()
+                .strip_prefix("fixture-server second origin on ")
+                .unwrap_or_else(|| panic!("no second origin line: {line:?}"))
+                .to_string()
+        });
         Server {
             child,
             url,
+            second,
             stderr,
             _scratch: scratch,
         }

@@ -1,0 +1,454 @@
+//! The server's extensions for the fault, load and race tests: the fault file and each fault
+//! over real HTTP and TCP, the second origin and the Content-Security-Policy, `/scenarios`,
+//! `/beacon` and `/away`.
+
+mod support;
+
+use std::io::{ErrorKind, Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use support::{get, raw_exchange, repo_root, tiny_root, Server, TempDir};
+
+/// Faults on the tiny scenarios (`support::TINY_SCENARIOS`).
+const TINY_FAULTS: &str = r#"{
+  "about": "tiny faults",
+  "faulted": [
+    { "name": "no-cors", "base": "tiny-two", "about": "omit CORS, then omit expose",
+      "faults": [ { "attempt": 1, "fault": "omit_cors" }, { "attempt": 2, "fault": "omit_expose" } ] },
+    { "name": "endless", "base": "tiny-two", "about": "a body that never ends",
+      "faults": [ { "attempt": 1, "fault": "endless_body" } ] },
+    { "name": "reset", "base": "tiny-two", "about": "a reset",
+      "faults": [ { "attempt": 1, "fault": "reset" } ] },
+    { "name": "reset-mid-body", "base": "tiny-two", "about": "a reset mid-body",
+      "faults": [ { "attempt": 1, "fault": "reset_mid_body" } ] },
+    { "name": "redirect", "base": "tiny-two", "about": "a redirect",
+      "faults": [ { "attempt": 1, "fault": "redirect" } ] }
+  ]
+}"#;
+
+/// The tiny root with the tiny faults, a leave page, and the server started on it with a
+/// second origin.
+fn tiny_server() -> (TempDir, Server) {
+    let root = tiny_root();
+    root.write("faults.json", TINY_FAULTS);
+    root.write(
+        "www/leave.html",
+        "<!doctype html><title>Another page</title>",
+    );
+    let faults = root.0.join("faults.json");
+    let server = Server::start_with(
+        &root.0,
+        &[
+            "--second-port",
+            "0",
+            "--faults",
+            faults.to_str().expect("a UTF-8 path"),
+        ],
+    );
+    (root, server)
+}
+
+fn address(url: &str) -> String {
+    url.trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Sends a GET on a fresh connection and reads what comes back until the connection ends or
+/// `limit` passes; returns the bytes and how the reading ended.
+fn raw_read(url: &str, path: &str, limit: Duration) -> (String, Result<(), ErrorKind>) {
+    let mut stream = TcpStream::connect(address(url)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_millis(100)))
+        .expect("a read timeout");
+    stream
+        .write_all(format!("GET {path} HTTP/1.1\r\nHost: fixture\r\n\r\n").as_bytes())
+        .expect("send");
+    let mut got = Vec::new();
+    let deadline = Instant::now() + limit;
+    let mut buf = [0u8; 4096];
+    let end = loop {
+        match stream.read(&mut buf) {
+            Ok(0) => break Ok(()),
+            Ok(n) => got.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                if Instant::now() > deadline {
+                    break Err(ErrorKind::TimedOut);
+                }
+            }
+            Err(e) => break Err(e.kind()),
+        }
+    };
+    (String::from_utf8_lossy(&got).into_owned(), end)
+}
+
+fn palettes_path(scenario: &str, run: &str) -> String {
+    format!("/palettes?collection=coast&scenario={scenario}&run={run}")
+}
+
+#[tokio::test]
+async fn the_fault_file_serves_faulted_copies_and_scenarios_lists_every_file() {
+    let server = Server::start(&repo_root());
+    let reply = get(&server.at("/scenarios")).await.expect("GET /scenarios");
+    assert_eq!(reply.status, 200);
+    let listing: Value = serde_json::from_str(&reply.body).expect("JSON");
+    let files: Vec<&str> = listing["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["file"].as_str())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "B62-16-schedules.json",
+            "faults.json",
+            "tests/server/faults.json"
+        ]
+    );
+    // Every fixture scenario, as written, in file order; then the faulted ones.
+    let mut want = Vec::new();
+    for file in ["B62-16-schedules.json", "faults.json"] {
+        let text = std::fs::read_to_string(repo_root().join("fixtures").join(file))
+            .expect("a fixture file");
+        let doc: Value = serde_json::from_str(&text).expect("JSON");
+        want.extend(doc["scenarios"].as_array().expect("scenarios").clone());
+    }
+    let scenarios = listing["scenarios"].as_array().expect("scenarios");
+    assert_eq!(&scenarios[..want.len()], &want[..]);
+    let faulted = &scenarios[want.len()..];
+    assert!(faulted.len() >= 6, "{faulted:?}");
+    for object in faulted {
+        let name = object["name"].as_str().expect("a name");
+        assert!(object.get("expect").is_none(), "{name} keeps an expect");
+        let info = &listing["faults"][name];
+        assert!(
+            info["faults"].as_array().is_some_and(|f| !f.is_empty()),
+            "{name}"
+        );
+        // The faulted copy has its base's responses.
+        let base = scenarios
+            .iter()
+            .find(|s| s["name"] == info["base"])
+            .expect("the base is listed");
+        assert_eq!(object["responses"], base["responses"], "{name}");
+    }
+    assert_eq!(
+        listing["faults"]["fault-cross-origin-no-allow-origin"]["needs_cross_origin"],
+        true
+    );
+    assert_eq!(
+        listing["faults"]["fault-endless-body"]["needs_cross_origin"],
+        false
+    );
+    // The base is still served as scripted under its own name.
+    let base = get(&server.palettes("cross-origin-429-twice", "base-unchanged"))
+        .await
+        .expect("a response");
+    assert_eq!(base.status, 429);
+    assert_eq!(base.header("access-control-allow-origin"), Some("*"));
+}
+
+#[tokio::test]
+async fn two_retry_after_fields_go_out_as_two_lines() {
+    let server = Server::start(&repo_root());
+    let raw = raw_exchange(
+        &server.url,
+        &format!(
+            "GET {} HTTP/1.1\r\nHost: fixture\r\nConnection: close\r\n\r\n",
+            palettes_path("two-retry-after-lines", "two-lines")
+        ),
+    );
+    let lines: Vec<&str> = raw
+        .lines()
+        .filter(|l| l.to_ascii_lowercase().starts_with("retry-after:"))
+        .collect();
+    assert_eq!(lines, ["retry-after: 3", "retry-after: 4"], "{raw}");
+    let log = server.log("two-lines").await;
+    assert_eq!(log[0]["retry_after"], "3, 4");
+}
+
+#[tokio::test]
+async fn omit_cors_and_omit_expose_take_cors_headers_away() {
+    let (_root, server) = tiny_server();
+    let first = get(&server.palettes("no-cors", "cors-faults"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 429);
+    assert_eq!(first.header("retry-after"), Some("0"));
+    assert_eq!(first.header("access-control-allow-origin"), None);
+    assert_eq!(first.header("access-control-expose-headers"), None);
+    let second = get(&server.palettes("no-cors", "cors-faults"))
+        .await
+        .expect("a response");
+    assert_eq!(second.status, 503);
+    assert_eq!(second.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(second.header("access-control-expose-headers"), None);
+    let log = server.log("cors-faults").await;
+    assert_eq!(log[0]["fault"], "omit_cors");
+    assert_eq!(log[1]["fault"], "omit_expose");
+    // The base, unfaulted, keeps both headers.
+    let base = get(&server.palettes("tiny-two", "cors-base"))
+        .await
+        .expect("a response");
+    assert_eq!(base.header("access-control-allow-origin"), Some("*"));
+    assert_eq!(
+        base.header("access-control-expose-headers"),
+        Some("Retry-After, Date")
+    );
+    assert_eq!(server.log("cors-base").await[0]["fault"], Value::Null);
+}
+
+#[tokio::test]
+async fn an_endless_body_never_ends_and_the_client_leaving_is_logged() {
+    let (_root, server) = tiny_server();
+    let (got, end) = raw_read(
+        &server.url,
+        &palettes_path("endless", "endless"),
+        Duration::from_millis(900),
+    );
+    assert_eq!(end, Err(ErrorKind::TimedOut), "the body ended: {got:?}");
+    assert!(got.starts_with("HTTP/1.1 429"), "{got:?}");
+    assert!(got.contains("transfer-encoding: chunked"), "{got:?}");
+    assert!(got.contains("[\"sea glass\", "), "{got:?}");
+    // 0.05 s of duration, then a space every 200 ms: at least three in 0.9 s.
+    assert!(got.matches("\r\n \r\n").count() >= 3, "{got:?}");
+    assert!(!got.ends_with("0\r\n\r\n"), "{got:?}");
+    // The connection is closed: the next write fails, and the body is dropped.
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let log = server.log("endless").await;
+        if !log[0]["client_gone_ms"].is_null() {
+            assert_eq!(log[0]["fault"], "endless_body");
+            assert_eq!(log[0]["status"], 429);
+            break;
+        }
+        assert!(Instant::now() < deadline, "never marked as gone: {log:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_reset_is_a_tcp_reset_and_a_quick_resend_is_reset_too() {
+    let (_root, server) = tiny_server();
+    let path = palettes_path("reset", "reset");
+    let (got, end) = raw_read(&server.url, &path, Duration::from_secs(3));
+    assert_eq!(got, "", "no byte of a response before the reset");
+    assert_eq!(end, Err(ErrorKind::ConnectionReset));
+    // A browser's resend of the same GET, at once: reset as well, no scripted response taken.
+    let (got, end) = raw_read(&server.url, &path, Duration::from_secs(3));
+    assert_eq!((got.as_str(), end), ("", Err(ErrorKind::ConnectionReset)));
+    // After the resend window, the run goes on with its next scripted response.
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let next = get(&server.palettes("reset", "reset"))
+        .await
+        .expect("a response");
+    assert_eq!(next.status, 503);
+    let log = server.log("reset").await;
+    let summary: Vec<(Value, Value, Value)> = log
+        .iter()
+        .map(|e| {
+            (
+                e["attempt"].clone(),
+                e["status"].clone(),
+                e["fault"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (json!(1), json!("reset"), json!("reset")),
+            (json!(1), json!("reset"), json!("reset_resend")),
+            (json!(2), json!(503), Value::Null),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn a_reset_mid_body_sends_the_head_then_resets() {
+    let (_root, server) = tiny_server();
+    let (got, end) = raw_read(
+        &server.url,
+        &palettes_path("reset-mid-body", "mid"),
+        Duration::from_secs(3),
+    );
+    assert!(got.starts_with("HTTP/1.1 429"), "{got:?}");
+    assert!(got.contains("sea glass"), "{got:?}");
+    assert_eq!(end, Err(ErrorKind::ConnectionReset), "{got:?}");
+    let log = server.log("mid").await;
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["fault"], "reset_mid_body");
+}
+
+#[tokio::test]
+async fn a_redirect_leads_to_the_runs_next_response() {
+    let (_root, server) = tiny_server();
+    let first = get(&server.palettes("redirect", "hop"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 302);
+    let location = first.header("location").expect("a Location");
+    assert_eq!(
+        location,
+        "/palettes?collection=coast&scenario=redirect&run=hop&redirected=1"
+    );
+    let followed = get(&server.at(location)).await.expect("a response");
+    assert_eq!(followed.status, 503);
+    let log = server.log("hop").await;
+    assert_eq!(log.len(), 2);
+    assert_eq!(log[0]["status"], 302);
+    assert_eq!(log[0]["fault"], "redirect");
+    assert_eq!(log[1]["attempt"], 2);
+    assert_eq!(log[1]["uri"], location);
+}
+
+#[tokio::test]
+async fn the_second_origin_shares_the_runs_and_the_policy_names_both_origins() {
+    let (_root, server) = tiny_server();
+    let second = server.second.clone().expect("a second origin");
+    assert_ne!(second, server.url);
+    let first = get(&server.palettes("tiny-two", "two-origins"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 429);
+    let next = support::send(
+        hyper::Method::GET,
+        &format!(
+            "{}{}",
+            second.trim_end_matches('/'),
+            palettes_path("tiny-two", "two-origins")
+        ),
+        &[("origin", server.url.trim_end_matches('/'))],
+    )
+    .await
+    .expect("a response");
+    assert_eq!(next.status, 503, "one run across both origins");
+    let log = server.log("two-origins").await;
+    assert_eq!(log[0]["origin"], Value::Null);
+    assert_eq!(log[1]["origin"], server.url.trim_end_matches('/'));
+    let page = get(&server.at("/")).await.expect("the page");
+    let csp = page.header("content-security-policy").expect("a CSP");
+    for directive in [
+        "default-src 'none'",
+        "script-src 'self' 'wasm-unsafe-eval'",
+        "style-src 'self'",
+        "img-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    ] {
+        assert!(csp.contains(directive), "{csp} lacks {directive}");
+    }
+    let connect = format!(
+        "connect-src 'self' {} {}",
+        server.url.trim_end_matches('/'),
+        second.trim_end_matches('/')
+    );
+    assert!(csp.contains(&connect), "{csp} lacks {connect}");
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+}
+
+#[tokio::test]
+async fn away_is_held_until_the_runs_response_is_sent_plus_the_offset() {
+    let (_root, server) = tiny_server();
+    let away = server.at("/away?run=held&attempt=1&plus_ms=200");
+    let started = Instant::now();
+    let page = tokio::spawn(async move {
+        let reply = get(&away).await.expect("the page");
+        (reply, started.elapsed())
+    });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let sent = Instant::now();
+    let first = get(&server.palettes("tiny-two", "held"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 429);
+    let (reply, took) = page.await.expect("the page task");
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body, "<!doctype html><title>Another page</title>");
+    assert!(reply
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("text/html")));
+    // 0.1 s before the request, 0.05 s of duration, 0.2 s of offset.
+    let want = sent.duration_since(started) + Duration::from_millis(250);
+    assert!(
+        took >= want - Duration::from_millis(5) && took < want + Duration::from_millis(150),
+        "held {took:?}, want about {want:?}"
+    );
+    // /away is not a /palettes request: the run's log has only the one.
+    assert_eq!(server.log("held").await.len(), 1);
+}
+
+#[tokio::test]
+async fn beacons_are_logged_and_answered_with_no_content() {
+    let (_root, server) = tiny_server();
+    let reply = get(&server.at("/beacon?via=test&run=beacon-run"))
+        .await
+        .expect("a response");
+    assert_eq!(reply.status, 204);
+    let log = server.log("beacon-run").await;
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["uri"], "/beacon?via=test&run=beacon-run");
+    assert_eq!(log[0]["status"], 204);
+}
+
+fn refusal(root: &TempDir, faults: &str) -> (bool, String) {
+    root.write("faults.json", faults);
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_fixture-server"))
+        .args(["--port", "0", "--root"])
+        .arg(&root.0)
+        .arg("--faults")
+        .arg(root.0.join("faults.json"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run fixture-server");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_bad_fault_file_stops_the_server_from_starting() {
+    let root = tiny_root();
+    let cases = [
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "nope", "about": "", "faults": [ { "attempt": 1, "fault": "reset" } ] } ] }"#,
+            "field `base`: no fixture scenario is called \"nope\"",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "tiny-two", "about": "", "faults": [ { "attempt": 3, "fault": "reset" } ] } ] }"#,
+            "field `faults[0].attempt`: 3 is not a scripted response of \"tiny-two\" (1 to 2)",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "tiny-two", "about": "", "faults": [ { "attempt": 2, "fault": "redirect" } ] } ] }"#,
+            "a redirect needs a next scripted response",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "tiny-two", "base": "tiny-two", "about": "", "faults": [ { "attempt": 1, "fault": "reset" } ] } ] }"#,
+            "the name is already used by a scenario",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "tiny-transport", "about": "", "faults": [ { "attempt": 1, "fault": "endless_body" } ] } ] }"#,
+            "endless_body needs an HTTP response",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "tiny-two", "about": "", "faults": [ { "attempt": 1, "fault": "hang" } ] } ] }"#,
+            "unknown variant `hang`",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "tiny-two", "about": "", "falts": [] } ] }"#,
+            "unknown field `falts`",
+        ),
+    ];
+    for (faults, message) in cases {
+        let (ok, stderr) = refusal(&root, faults);
+        assert!(!ok, "{faults}");
+        assert!(stderr.contains(message), "{faults}\n{stderr}");
+        assert!(stderr.contains("refusing to start"), "{stderr}");
+    }
+}
