@@ -134,7 +134,9 @@ pub(crate) fn abort_error(message: &str) -> Object {
 #[wasm_bindgen(js_name = fetchWithBudget, unchecked_return_type = "Promise<BudgetResult>")]
 pub fn fetch_with_budget(
     #[wasm_bindgen(unchecked_param_type = "string | URL")] url: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "FetchWithBudgetOptions")] options: Option<Object>,
+    #[wasm_bindgen(unchecked_optional_param_type = "FetchWithBudgetOptions")] options: Option<
+        Object,
+    >,
 ) -> Result<Promise, JsError> {
     let request = read_request(&url, options.map(JsValue::from))?;
     Ok(wasm_bindgen_futures::future_to_promise(async move {
