@@ -4,6 +4,10 @@
 use wasm_bindgen::prelude::*;
 
 mod api;
+mod clock;
+mod driver;
+mod js;
+mod leave;
 
 pub use api::{fetch_with_budget, owned_screens, running_actions, simulate};
 pub(crate) use js::{mismatches, push_f64};
@@ -12,10 +16,6 @@ pub(crate) use js::{mismatches, push_f64};
 pub(crate) fn report_value(action: &crate::Action, name: &str) -> JsValue {
     js::report(action, name).into()
 }
-mod clock;
-mod driver;
-mod js;
-mod leave;
 
 #[wasm_bindgen]
 extern "C" {
