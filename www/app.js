@@ -9,7 +9,7 @@ const SCREEN = "palette-list";
 /** The action that owns the palette screen now: its abort controller and run id. */
 let current = null;
 let scenarios = [];
-/** What the server injects into each faulted scenario (tests/server/faults.json), by name. */
+/** What the server injects into each faulted scenario (server/transport-faults.json), by name. */
 let faults = {};
 /** Where /palettes is fetched from: this page's origin, or `?api=ORIGIN` (another origin the
  *  server also listens on; the Content-Security-Policy allows only the server's own origins). */

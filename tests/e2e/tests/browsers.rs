@@ -203,7 +203,7 @@ async fn check_leaving(
             click(client, "nav-leave").await?;
             if !wait_until(
                 client,
-                "return location.pathname.endsWith('leave.html')",
+                "return location.pathname === '/away'",
                 Duration::from_secs(5),
             )
             .await

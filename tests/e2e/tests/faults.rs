@@ -5,11 +5,11 @@
 //! shows no request beyond what the rules allow.
 //!
 //! Where the faults come from:
-//! - scenarios of `fixtures/faults.json` (the model can express them, so they carry `expect`
+//! - scenarios of `fixtures/hostile-servers.json` (the model can express them, so they carry `expect`
 //!   and the fixture walk, replay and `browsers.rs` run them too): a huge delay-seconds, two
 //!   `Retry-After` lines, dates far in the future, at the end of year 9999 and in the past, and
 //!   a 503 with `Retry-After`;
-//! - the server's own fault file `tests/server/faults.json` (below HTTP, or in the browser's
+//! - the server's own fault file `server/transport-faults.json` (below HTTP, or in the browser's
 //!   CORS checks): a cross-origin 429 without `Access-Control-Allow-Origin`, a cross-origin
 //!   `Retry-After` that is not exposed, a body that never finishes, a connection reset, and a
 //!   same-origin redirect. Cross-origin cases open the page at the server's main origin with
@@ -747,7 +747,7 @@ async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> 
         want.push(json!({ "label": file, "options": names }));
     }
     let server_faults: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::root().join("tests/server/faults.json"))
+        &std::fs::read_to_string(common::root().join("server/transport-faults.json"))
             .expect("the fault file"),
     )
     .expect("JSON");
@@ -757,7 +757,9 @@ async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> 
         .iter()
         .map(|f| f["name"].clone())
         .collect();
-    want.push(json!({ "label": "tests/server/faults.json (server faults)", "options": faulted }));
+    want.push(
+        json!({ "label": "server/transport-faults.json (server faults)", "options": faulted }),
+    );
     open_for(
         client,
         base,
@@ -870,7 +872,7 @@ async fn run_browser(browser: Browser) {
         .map(|k| format!("{k} x{}", injected.iter().filter(|i| *i == k).count()))
         .collect();
     println!(
-        "{}: faults injected: {} scripted in fixtures/faults.json, {} by the server ({} responses \
+        "{}: faults injected: {} scripted in fixtures/hostile-servers.json, {} by the server ({} responses \
          faulted: {}), {} cross-origin control, plus hostile display; {} /palettes requests in \
          all ({} of them the browser's own resends of a reset GET), none beyond the rules; {:.1} s",
         browser.name(),

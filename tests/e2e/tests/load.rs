@@ -1,4 +1,4 @@
-//! Load, live, in headless Chromium and Firefox: one page (`www/load.html`) runs 1,000 actions
+//! Load, live, in headless Chromium and Firefox: one page (`tests/e2e/pages/load.html`) runs 1,000 actions
 //! back to back, then 50 at once, each with its own budget (its own policy object, signal and
 //! screen), against the fixture server; then 20 pairs where a newer action supersedes an older
 //! one on the same screen.
@@ -128,7 +128,7 @@ async fn run_browser(browser: Browser) {
     let session = memory_session(browser).await;
     let client = &session.client;
     let mut failures: Vec<String> = Vec::new();
-    open_ready(client, &format!("{}/load.html", server.base)).await;
+    open_ready(client, &format!("{}/e2e/load.html", server.base)).await;
     let batch = format!("{}-load", browser.name());
 
     let b2b = harness(

@@ -4,7 +4,7 @@
 //! Scenario `race-429-then-200`: a 429 arrives 0.1 s into the action, the driver waits 0.3 s
 //! (the minimum wait), then sends attempt 2.
 //!
-//! Real navigations (`NAV_PER_KIND` per kind per browser): the page (`www/load.html`) starts
+//! Real navigations (`NAV_PER_KIND` per kind per browser): the page (`tests/e2e/pages/load.html`) starts
 //! the action and at once navigates to `/away`, which the server holds until `plus_ms` after
 //! it sends the run's first response. Receipt races sweep `plus_ms` around 0 (the navigation's
 //! document and the 429 leave the server within a millisecond or two of each other); timer
@@ -66,7 +66,7 @@ async fn navigation_race(
     run: &str,
     plus_ms: i64,
 ) -> Result<Value, String> {
-    open_ready(client, &format!("{base}/load.html")).await;
+    open_ready(client, &format!("{base}/e2e/load.html")).await;
     js_with(
         client,
         "return harness.raceNavigation({ run: arguments[0], plusMs: arguments[1] })",
@@ -170,7 +170,7 @@ async fn run_browser(browser: Browser) {
     // In-page ties, in one page.
     let session = session(browser).await;
     let client = &session.client;
-    open_ready(client, &format!("{}/load.html", server.base)).await;
+    open_ready(client, &format!("{}/e2e/load.html", server.base)).await;
     let mut list = Vec::new();
     for k in 0..TIES_PER_KIND {
         let how = if k % 2 == 0 { "abort" } else { "pagehide" };

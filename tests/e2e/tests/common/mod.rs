@@ -96,6 +96,8 @@ pub async fn start_server() -> Server {
             "0",
             "--second-port",
             "0",
+            "--mount",
+            "/e2e=tests/e2e/pages",
             "--root",
         ])
         .arg(root())

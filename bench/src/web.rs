@@ -65,7 +65,15 @@ async fn wait_for_port(port: u16, what: &str) -> Result<(), String> {
 /// Starts the fixture server binary on a free port; returns it and its base URL.
 pub async fn start_server(binary: &Path, root: &Path) -> Result<(Process, String), String> {
     let mut child = Command::new(binary)
-        .args(["--host", "127.0.0.1", "--port", "0", "--root"])
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--mount",
+            "/bench=bench/pages",
+            "--root",
+        ])
         .arg(root)
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

@@ -17,7 +17,7 @@ use hyper_util::rt::TokioExecutor;
 
 /// The repository root: the real `fixtures/`, `www/` and `crate/pkg/`.
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// A folder under the system's temp dir, removed on drop.

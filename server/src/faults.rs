@@ -1,4 +1,4 @@
-//! The server's own fault file (`tests/server/faults.json`): transport behaviours that the
+//! The server's own fault file (`server/transport-faults.json`): transport behaviours that the
 //! scenario format cannot express, because they happen below HTTP or in the browser's CORS
 //! checks. Each entry serves a fixture scenario under a new name with a fault on some of its
 //! responses; the fixture itself is served unchanged under its own name.

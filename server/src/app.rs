@@ -265,8 +265,13 @@ enum CorsFault {
 #[derive(Clone, Debug)]
 pub struct LogNote(pub String);
 
-/// Every route, serving the repository at `root`.
-pub fn router(state: Arc<AppState>, root: &Path) -> Router {
+/// Every route, serving the repository at `root`, and each of `mounts` (a URL path prefix and
+/// a folder relative to the root) as a folder of its own.
+pub fn router(
+    state: Arc<AppState>,
+    root: &Path,
+    mounts: &[(String, std::path::PathBuf)],
+) -> Router {
     let www = root.join("www");
     let palettes = Router::new()
         .route("/palettes", get(palettes).options(preflight))
@@ -278,14 +283,20 @@ pub fn router(state: Arc<AppState>, root: &Path) -> Router {
             .redirect_to_trailing_slash(false)
             .not_found_service(not_found.clone())
     };
-    Router::new()
+    let mut router = Router::new();
+    for (prefix, folder) in mounts {
+        router = router.nest_service(prefix, dir(&root.join(folder)));
+    }
+    router
         .merge(palettes)
         .route("/log", get(log_get).delete(log_delete))
         .route("/scenarios", get(scenarios))
         .route("/beacon", any(beacon))
         .route(
             "/away",
-            get(away).layer(axum::Extension(WwwRoot(www.clone()))),
+            get(away).layer(axum::Extension(AwayPage(
+                root.join("server").join("pages").join("away.html"),
+            ))),
         )
         .route_service("/", ServeFile::new(www.join("index.html")))
         .nest_service("/pkg", dir(&root.join("crate").join("pkg")))
@@ -800,7 +811,7 @@ async fn beacon(
 /// How long `/away` waits for the run's request to arrive.
 const AWAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// `GET /away?run=RUN&attempt=K&plus_ms=X`: a page to navigate to (`www/leave.html`), held
+/// `GET /away?run=RUN&attempt=K&plus_ms=X`: a page to navigate to (`server/pages/away.html`), held
 /// until X milliseconds (negative: before) the moment the server sends run RUN's K-th scripted
 /// response. A page that navigates here while its action runs leaves at the very moment that
 /// response arrives (X near 0), or when the wait after it ends (X near the wait). After
@@ -808,9 +819,10 @@ const AWAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 async fn away(
     State(app): State<Arc<AppState>>,
     uri: Uri,
-    axum::extract::Extension(root): axum::extract::Extension<WwwRoot>,
+    axum::extract::Extension(away_page): axum::extract::Extension<AwayPage>,
 ) -> Response {
     let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
+    // Without a run, it is a plain page: the Palette List's "another page" link.
     let run = query.get("run").cloned().unwrap_or_default();
     let attempt: u32 = query
         .get("attempt")
@@ -824,6 +836,9 @@ async fn away(
     let mut changed = app.sends_changed.subscribe();
     let deadline = tokio::time::Instant::now() + AWAY_WAIT;
     let due = loop {
+        if run.is_empty() {
+            break None;
+        }
         if let Some(due) = app.send_time(&run, attempt) {
             break Some(due);
         }
@@ -843,9 +858,10 @@ async fn away(
             tokio::time::sleep_until(at.into()).await;
             "held"
         }
+        None if run.is_empty() => "no run to wait for",
         None => "timed out waiting for the run",
     };
-    let page = tokio::fs::read(root.0.join("leave.html")).await;
+    let page = tokio::fs::read(&away_page.0).await;
     let mut response = match page {
         Ok(bytes) => (
             StatusCode::OK,
@@ -855,7 +871,7 @@ async fn away(
             .into_response(),
         Err(e) => plain(
             StatusCode::NOT_FOUND,
-            format!("not found: leave.html ({e})"),
+            format!("not found: {} ({e})", away_page.0.display()),
         ),
     };
     response.extensions_mut().insert(LogNote(format!(
@@ -864,9 +880,9 @@ async fn away(
     response
 }
 
-/// The folder `/away` serves its page from.
+/// The page `/away` answers with.
 #[derive(Clone, Debug)]
-struct WwwRoot(std::path::PathBuf);
+struct AwayPage(std::path::PathBuf);
 
 /// 404 for a file that is not there, naming it.
 async fn not_found(OriginalUri(uri): OriginalUri) -> Response {

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 /// The usage text printed by `--help` and after a bad argument.
 pub const USAGE: &str = "\
 usage: fixture-server [--host HOST] [--port PORT] [--root DIR] [--second-port PORT] [--faults FILE]
+                      [--mount PREFIX=DIR]...
 
 Serves the page (www/), the wasm package (crate/pkg/) and the fixtures, and answers
 GET /palettes?collection=coast&scenario=NAME&run=RUN from the scenarios in DIR/fixtures/*.json.
@@ -14,8 +15,10 @@ GET /palettes?collection=coast&scenario=NAME&run=RUN from the scenarios in DIR/f
   --root DIR           the repository root holding www/, crate/pkg/ and fixtures/ (default: .)
   --second-port PORT   also serve everything on this port (0 picks a free one): a second
                        origin, for a page that fetches /palettes cross-origin (?api=ORIGIN)
-  --faults FILE        transport faults to inject (default: DIR/tests/server/faults.json when
-                       it exists; `none` for no faults)
+  --faults FILE        transport faults to inject (default: DIR/server/transport-faults.json
+                       when it exists; `none` for no faults)
+  --mount PREFIX=DIR   also serve the folder DIR (relative to the root) under the URL path
+                       PREFIX, such as `--mount /e2e=tests/e2e/pages` (repeatable)
 ";
 
 /// Where to listen and what to serve.
@@ -29,14 +32,16 @@ pub struct Options {
     pub root: PathBuf,
     /// A second port to serve the same routes on (another origin), if any.
     pub second_port: Option<u16>,
-    /// The fault file: `Default` looks for `ROOT/tests/server/faults.json`.
+    /// The fault file: `Default` looks for `ROOT/server/transport-faults.json`.
     pub faults: FaultSource,
+    /// Extra folders to serve: a URL path prefix (`/e2e`) and a folder relative to the root.
+    pub mounts: Vec<(String, PathBuf)>,
 }
 
 /// Where the transport faults come from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FaultSource {
-    /// `ROOT/tests/server/faults.json` if that file exists, else none.
+    /// `ROOT/server/transport-faults.json` if that file exists, else none.
     Default,
     /// No faults.
     None,
@@ -51,7 +56,7 @@ impl Options {
             FaultSource::None => None,
             FaultSource::File(path) => Some(path.clone()),
             FaultSource::Default => {
-                let path = self.root.join("tests").join("server").join("faults.json");
+                let path = self.root.join("server").join("transport-faults.json");
                 path.is_file().then_some(path)
             }
         }
@@ -78,6 +83,7 @@ where
     let mut root = PathBuf::from(".");
     let mut second_port = None;
     let mut faults = FaultSource::Default;
+    let mut mounts = Vec::new();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
@@ -104,6 +110,7 @@ where
                     path => FaultSource::File(PathBuf::from(path)),
                 }
             }
+            "--mount" => mounts.push(parse_mount(&value("--mount")?)?),
             other => return Err(format!("unknown argument `{other}`")),
         }
     }
@@ -118,7 +125,23 @@ where
         root,
         second_port,
         faults,
+        mounts,
     }))
+}
+
+/// `PREFIX=DIR`: a URL path prefix such as `/e2e` (one or more segments, no trailing slash, no
+/// `..`) and a folder.
+fn parse_mount(text: &str) -> Result<(String, PathBuf), String> {
+    let bad = || format!("--mount takes PREFIX=DIR with PREFIX like /e2e, not `{text}`");
+    let (prefix, dir) = text.split_once('=').ok_or_else(bad)?;
+    let segments_ok = prefix.strip_prefix('/').is_some_and(|rest| {
+        rest.split('/')
+            .all(|s| !s.is_empty() && s != ".." && s != ".")
+    });
+    if !segments_ok || dir.is_empty() {
+        return Err(bad());
+    }
+    Ok((prefix.to_string(), PathBuf::from(dir)))
 }
 
 fn parse_port(text: &str, what: &str) -> Result<u16, String> {
@@ -149,6 +172,22 @@ mod tests {
         assert_eq!(options.root, PathBuf::from("."));
         assert_eq!(options.second_port, None);
         assert_eq!(options.faults, FaultSource::Default);
+        assert!(options.mounts.is_empty());
+    }
+
+    #[test]
+    fn mounts_name_a_prefix_and_a_folder() {
+        let options = run(&["--mount", "/e2e=tests/e2e/pages", "--mount=/a/b=x"], None);
+        assert_eq!(
+            options.mounts,
+            [
+                ("/e2e".to_string(), PathBuf::from("tests/e2e/pages")),
+                ("/a/b".to_string(), PathBuf::from("x")),
+            ]
+        );
+        for bad in ["e2e=x", "/=x", "/e2e/=x", "/../x=y", "/e2e=", "/e2e"] {
+            assert!(parse(args(&["--mount", bad]), None).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -35,7 +35,7 @@ fn tiny_server() -> (TempDir, Server) {
     let root = tiny_root();
     root.write("faults.json", TINY_FAULTS);
     root.write(
-        "www/leave.html",
+        "server/pages/away.html",
         "<!doctype html><title>Another page</title>",
     );
     let faults = root.0.join("faults.json");
@@ -105,13 +105,13 @@ async fn the_fault_file_serves_faulted_copies_and_scenarios_lists_every_file() {
         files,
         [
             "B62-16-schedules.json",
-            "faults.json",
-            "tests/server/faults.json"
+            "hostile-servers.json",
+            "server/transport-faults.json"
         ]
     );
     // Every fixture scenario, as written, in file order; then the faulted ones.
     let mut want = Vec::new();
-    for file in ["B62-16-schedules.json", "faults.json"] {
+    for file in ["B62-16-schedules.json", "hostile-servers.json"] {
         let text = std::fs::read_to_string(repo_root().join("fixtures").join(file))
             .expect("a fixture file");
         let doc: Value = serde_json::from_str(&text).expect("JSON");

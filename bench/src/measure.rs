@@ -1,4 +1,4 @@
-//! The browser measurements: each opens a page of `www/bench/` and reads what it left in
+//! The browser measurements: each opens a page of `bench/pages/` and reads what it left in
 //! `window.benchResult`.
 
 use std::collections::BTreeMap;

@@ -57,7 +57,7 @@ pub struct Entry {
     /// When the server noticed that the client had gone before its response was sent (an
     /// aborted fetch), or before a body that never finishes was abandoned; null otherwise.
     pub client_gone_ms: Option<f64>,
-    /// The transport fault injected into this response (`tests/server/faults.json`), e.g.
+    /// The transport fault injected into this response (`server/transport-faults.json`), e.g.
     /// `"reset"`; null for a response sent as scripted.
     pub fault: Option<&'static str>,
     /// The request's `Origin` header: set by a browser on a cross-origin fetch, absent on a
