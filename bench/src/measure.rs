@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
-use retry_budget::scenario::{parse_file, Scenario};
-use retry_budget::simulate::simulate as model_run;
+use retry_budget_model::scenario::{parse_file, Scenario};
+use retry_budget_model::simulate::simulate as model_run;
 use serde_json::{json, Map, Value};
 
 use crate::stats::{round, summarize, summary_json};

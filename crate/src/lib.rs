@@ -1,31 +1,21 @@
-//! A finite retry budget for one rate-limited HTTP read.
+//! A finite retry budget for one rate-limited HTTP read, in the browser.
 //!
-//! A screen loads a list with a `GET`; the service may answer `429 Too Many Requests`, perhaps
-//! with a `Retry-After`. This crate decides **wait, try again or stop** under a finite
-//! [`Policy`]: a total budget from the first attempt's start, a maximum number of attempts, a
-//! per-attempt cap reserved before every start, and waits that never shorten the server's delay.
+//! `fetchWithBudget(url, options)` loads `GET url` under a finite [`Policy`]: the pure model
+//! (`retry-budget-model`) decides **wait, try again or stop**, and this crate only performs its
+//! decisions with `fetch`, an `AbortController` per attempt, timers and the screen's leave
+//! signals, and reports back what happened and when. `simulate(scenario)` runs the model alone
+//! on a scripted scenario.
 //!
-//! The model ([`Action`]) is pure: it reads no clock and does no I/O. A driver feeds it what
-//! happened and when, and performs the [`Decision`] it returns. [`simulate`](simulate::simulate)
-//! is such a driver for scripted [`Scenario`](scenario::Scenario)s; the browser driver is another.
-//! The model only ever retries reads: a write needs an operation identity and a recovery
-//! contract that a waiting budget cannot provide.
+//! The modules, in the order they depend on each other: `js` (JavaScript values read in place
+//! and reports handed over as JSON), `clock` (elapsed time and timers), `leave` (when the screen
+//! lets go), `driver` (one action, start to stop) and `api` (the exported functions and their
+//! TypeScript types).
 
-pub mod action;
-pub mod http_date;
-pub mod policy;
-pub mod report;
-pub mod retry_after;
-pub mod scenario;
-pub mod simulate;
-pub mod utc;
-mod visible;
+mod api;
+mod clock;
+mod driver;
+mod js;
+mod leave;
 
-pub use action::{Action, Decision, Outcome, ReceiptClock, Response, TransportError};
-pub use policy::{Policy, PolicyError, StatusSet};
-pub use retry_after::RetryAfter;
-
-#[cfg(target_arch = "wasm32")]
-mod browser;
-#[cfg(target_arch = "wasm32")]
-pub use browser::{fetch_with_budget, owned_screens, running_actions, simulate};
+pub use api::{fetch_with_budget, owned_screens, running_actions, simulate};
+pub use retry_budget_model::Policy;

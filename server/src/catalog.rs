@@ -7,10 +7,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue, StatusCode};
-use retry_budget::report::EventReport;
-use retry_budget::scenario::{parse_file, Reply, Scenario};
-use retry_budget::simulate::simulate;
-use retry_budget::utc::UtcTime;
+use retry_budget_model::scenario::{parse_file, Reply, Scenario};
+use retry_budget_model::simulate::simulate;
+use retry_budget_model::utc::UtcTime;
+use retry_budget_model::Event;
 use serde_json::Value;
 
 use crate::faults::{Fault, FaultFile};
@@ -369,8 +369,8 @@ fn prepare(scenario: Scenario) -> Result<PreparedScenario, String> {
     let report = simulate(&scenario).map_err(|e| e.to_string())?;
     let mut receipts: BTreeMap<u32, Duration> = BTreeMap::new();
     for event in &report.events {
-        if let EventReport::Receipt { at_s, attempt, .. } = event {
-            receipts.insert(*attempt, at_s.0);
+        if let Event::Receipt { at, attempt, .. } = event {
+            receipts.insert(*attempt, *at);
         }
     }
     let mut responses = Vec::with_capacity(scenario.responses.len());
@@ -410,11 +410,7 @@ fn prepare(scenario: Scenario) -> Result<PreparedScenario, String> {
                     })?;
                     checked.push((header, value.clone()));
                 }
-                let body = body
-                    .as_ref()
-                    .map(serde_json::to_vec)
-                    .transpose()
-                    .map_err(|e| problem(format!("responses[{i}].body"), e.to_string()))?;
+                let body = body.as_ref().map(|b| b.to_text().into_bytes());
                 PreparedReply::Http {
                     status: code,
                     headers: checked,

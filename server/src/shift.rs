@@ -9,9 +9,9 @@
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use retry_budget::http_date::DateForm;
-use retry_budget::utc::UtcTime;
-use retry_budget::RetryAfter;
+use retry_budget_model::http_date::DateForm;
+use retry_budget_model::utc::UtcTime;
+use retry_budget_model::RetryAfter;
 
 const NANOS_PER_SEC: i128 = 1_000_000_000;
 /// 9999-12-31 23:59:59 UTC: the last second an HTTP-date can write.

@@ -20,9 +20,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fantoccini::Client;
-use retry_budget::report::Report;
-use retry_budget::scenario::Scenario;
-use retry_budget::simulate::simulate;
+use retry_budget_model::report::Report;
+use retry_budget_model::scenario::Scenario;
+use retry_budget_model::simulate::simulate;
 
 use common::{
     arrivals, click, fixture_scenarios, js, open_page, run_log, screenshot, session, start_action,

@@ -563,12 +563,15 @@ async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<Str
     let mut failures = Vec::new();
     let scenario = common::fixture("hostile-display");
     let body: Vec<String> = match &scenario.responses[1].reply {
-        retry_budget::scenario::Reply::Http {
-            body: Some(Value::Array(items)),
+        retry_budget_model::scenario::Reply::Http {
+            body: Some(retry_budget_model::json::Json::Array(items)),
             ..
         } => items
             .iter()
-            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .map(|v| match v {
+                retry_budget_model::json::Json::String(s) => s.clone(),
+                _ => String::new(),
+            })
             .collect(),
         other => panic!("hostile-display's second response is not a list: {other:?}"),
     };

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
-use retry_budget::simulate::simulate;
+use retry_budget_model::simulate::simulate;
 use serde_json::{json, Value};
 
 use common::{

@@ -4,25 +4,9 @@
 use core::time::Duration;
 
 use crate::http_date::HttpDate;
+use crate::json::{push_exact_secs, push_u64, Json, Number};
 use crate::policy::{Policy, StatusSet};
 use crate::utc::UtcTime;
-use crate::visible::push_u64;
-
-/// A JSON value as the loader receives it: a `serde_json::Value` natively, and in the browser
-/// the JavaScript value itself (read in place, with no JSON library shipped to the page).
-#[cfg(not(target_arch = "wasm32"))]
-pub type Json = serde_json::Value;
-/// A JSON value as the loader receives it: a `serde_json::Value` natively, and in the browser
-/// the JavaScript value itself (read in place, with no JSON library shipped to the page).
-#[cfg(target_arch = "wasm32")]
-pub type Json = wasm_bindgen::JsValue;
-
-/// A scenario's `expect` object: output field names to JSON values.
-#[cfg(not(target_arch = "wasm32"))]
-pub type Expect = serde_json::Map<String, Json>;
-/// A scenario's `expect` object: output field names to JSON values.
-#[cfg(target_arch = "wasm32")]
-pub type Expect = wasm_bindgen::JsValue;
 
 /// One scripted run: a policy, what each attempt gets, and when the user leaves.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,8 +25,8 @@ pub struct Scenario {
     pub user_leaves_at: Option<Duration>,
     /// How late the k-th wait's timer fires.
     pub timer_late_by: Vec<Duration>,
-    /// Figures the run must reproduce: output field names to JSON values.
-    pub expect: Option<Expect>,
+    /// Figures the run must reproduce: an object of output field names to JSON values.
+    pub expect: Option<Json>,
 }
 
 /// What one attempt gets, after how long.
@@ -134,12 +118,12 @@ impl std::error::Error for ScenarioError {}
 /// Loads every scenario of a file's text. Each entry is its own result, so one bad scenario
 /// never hides the others. `source` names the input (usually the file name) in errors about
 /// the file as a whole.
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(feature = "serde_json")]
 pub fn parse_file(
     source: &str,
     text: &str,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
-    let value: Json = serde_json::from_str(text).map_err(|e| ScenarioError {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError {
         scenario: source.into(),
         field: String::new(),
         message: format!("malformed JSON: {e}"),
@@ -148,16 +132,15 @@ pub fn parse_file(
 }
 
 /// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`).
-pub fn parse_document(
+pub fn parse_document<N: Node>(
     source: &str,
-    doc: &Json,
+    doc: N,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
     let file_error = |field: &str, message: String| ScenarioError {
         scenario: source.into(),
         field: field.into(),
         message,
     };
-    let doc = handle(doc);
     if doc.kind() != Kind::Object {
         return Err(file_error(
             "",
@@ -204,24 +187,23 @@ pub fn parse_document(
 }
 
 /// Loads one scenario object. `label` names it in errors.
-pub fn parse_scenario(label: &str, value: &Json) -> Result<Scenario, ScenarioError> {
-    Reader { label }.scenario(&handle(value))
+pub fn parse_scenario<N: Node>(label: &str, value: N) -> Result<Scenario, ScenarioError> {
+    Reader { label }.scenario(&value)
 }
 
 /// Loads a policy object (the scenario format's `policy`, with its defaults). `label` names the
 /// caller in errors.
-pub fn parse_policy(label: &str, value: &Json) -> Result<Policy, ScenarioError> {
-    Reader { label }.policy(&handle(value))
+pub fn parse_policy<N: Node>(label: &str, value: N) -> Result<Policy, ScenarioError> {
+    Reader { label }.policy(&value)
 }
 
 /// Loads a list of non-negative seconds such as `timer_late_by_s`, naming it `field` in errors.
-#[cfg(target_arch = "wasm32")]
-pub(crate) fn parse_seconds_list(
+pub fn parse_seconds_list<N: Node>(
     label: &str,
     field: &str,
-    value: &Json,
+    value: N,
 ) -> Result<Vec<Duration>, ScenarioError> {
-    Reader { label }.seconds_list(field, &handle(value))
+    Reader { label }.seconds_list(field, &value)
 }
 
 const SCENARIO_FIELDS: &[&str] = &[
@@ -260,7 +242,7 @@ pub const EXPECT_FIELDS: &[&str] = &[
 
 /// The JSON types, as the loader tells them apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Kind {
+pub enum Kind {
     Null,
     Bool,
     Number,
@@ -268,13 +250,12 @@ pub(crate) enum Kind {
     Array,
     Object,
     /// Something JSON cannot hold (a JavaScript function, symbol or bigint), named.
-    #[cfg_attr(not(target_arch = "wasm32"), allow(dead_code))]
     Other(&'static str),
 }
 
 impl Kind {
     /// The type's name in messages: "a number", "an object", "null".
-    pub(crate) const fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             Kind::Null => "null",
             Kind::Bool => "a boolean",
@@ -287,10 +268,11 @@ impl Kind {
     }
 }
 
-/// Read access to a JSON value, the same for `serde_json::Value` and a JavaScript value, so
-/// that the loader's rules and messages are written once. Handles are cheap to produce: a
-/// reference natively, a `JsValue` in the browser.
-pub(crate) trait Node: Sized {
+/// Read access to a JSON-like value, so that the loader's rules and messages are written once
+/// for every source: a `serde_json::Value` natively (with the `serde_json` feature), a
+/// JavaScript value in the browser module, or the model's own [`Json`]. Handles are cheap to
+/// produce: a reference, or a copy of a JavaScript handle.
+pub trait Node: Sized {
     /// Which JSON type this is.
     fn kind(&self) -> Kind;
     /// An object's member; `None` when absent (in JavaScript, also when `undefined`).
@@ -305,26 +287,53 @@ pub(crate) trait Node: Sized {
     fn boolean(&self) -> Option<bool>;
     /// A number's value as the nearest `f64` (infinite when it overflows).
     fn float(&self) -> Option<f64>;
-    /// A number written as a whole number that fits in `u64`, exactly.
+    /// A number written as a whole number that fits in `u64`, exactly (`None` where the source
+    /// only has floats, as JavaScript does: the loader then reads the whole value from
+    /// [`Node::float`]).
     fn whole(&self) -> Option<u64>;
-    /// A number as written (natively) or as JavaScript prints it.
+    /// A number as written, or as the source prints it.
     fn push_number(&self, out: &mut String);
-    /// The value itself, kept in a scenario (a response's `body`, the `expect` object).
-    fn to_json(&self) -> Json;
-    /// An `expect` object, kept in a scenario.
-    fn to_expect(&self) -> Expect;
+
+    /// The value as the model keeps it (a response's `body`, a scenario's `expect`). A value
+    /// JSON cannot hold reads as `null`.
+    fn to_json(&self) -> Json {
+        match self.kind() {
+            Kind::Null | Kind::Other(_) => Json::Null,
+            Kind::Bool => Json::Bool(self.boolean().unwrap_or_default()),
+            Kind::Number => {
+                let mut text = String::new();
+                self.push_number(&mut text);
+                Json::Number(Number::Read {
+                    value: self.float().unwrap_or(f64::NAN),
+                    text,
+                })
+            }
+            Kind::String => Json::String(self.string().unwrap_or_default()),
+            Kind::Array => Json::Array(self.items().iter().map(Node::to_json).collect()),
+            Kind::Object => Json::Object(
+                self.keys()
+                    .into_iter()
+                    .map(|k| {
+                        let v = self.member(&k).map_or(Json::Null, |v| v.to_json());
+                        (k, v)
+                    })
+                    .collect(),
+            ),
+        }
+    }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-impl Node for &Json {
+#[cfg(feature = "serde_json")]
+impl Node for &serde_json::Value {
     fn kind(&self) -> Kind {
+        use serde_json::Value;
         match self {
-            Json::Null => Kind::Null,
-            Json::Bool(_) => Kind::Bool,
-            Json::Number(_) => Kind::Number,
-            Json::String(_) => Kind::String,
-            Json::Array(_) => Kind::Array,
-            Json::Object(_) => Kind::Object,
+            Value::Null => Kind::Null,
+            Value::Bool(_) => Kind::Bool,
+            Value::Number(_) => Kind::Number,
+            Value::String(_) => Kind::String,
+            Value::Array(_) => Kind::Array,
+            Value::Object(_) => Kind::Object,
         }
     }
 
@@ -360,40 +369,79 @@ impl Node for &Json {
     }
 
     fn push_number(&self, out: &mut String) {
-        if let Json::Number(n) = self {
+        if let serde_json::Value::Number(n) = self {
             // With `arbitrary_precision`, the number exactly as written.
             out.push_str(&n.to_string());
         }
     }
+}
 
-    fn to_json(&self) -> Json {
-        Json::clone(self)
+impl Node for &Json {
+    fn kind(&self) -> Kind {
+        match self {
+            Json::Null => Kind::Null,
+            Json::Bool(_) => Kind::Bool,
+            Json::Number(_) => Kind::Number,
+            Json::String(_) => Kind::String,
+            Json::Array(_) => Kind::Array,
+            Json::Object(_) => Kind::Object,
+        }
     }
 
-    fn to_expect(&self) -> Expect {
-        self.as_object().cloned().unwrap_or_default()
+    fn member(&self, key: &str) -> Option<Self> {
+        self.get(key)
     }
-}
 
-/// A [`Node`] for a value: a reference natively, a (cheap) copy of the JavaScript handle.
-#[cfg(not(target_arch = "wasm32"))]
-fn handle(value: &Json) -> &Json {
-    value
-}
+    fn keys(&self) -> Vec<String> {
+        let Json::Object(members) = self else {
+            return Vec::new();
+        };
+        let mut keys: Vec<String> = members.iter().map(|(k, _)| k.clone()).collect();
+        keys.sort();
+        keys
+    }
 
-/// A [`Node`] for a value: a reference natively, a (cheap) copy of the JavaScript handle.
-#[cfg(target_arch = "wasm32")]
-fn handle(value: &Json) -> Json {
-    value.clone()
-}
+    fn items(&self) -> Vec<Self> {
+        match self {
+            Json::Array(items) => items.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
 
-/// A float as Rust prints it natively, or as JavaScript does in the browser (the same digits
-/// for any ordinary number; the browser build ships no float formatting of its own).
-fn push_f64(out: &mut String, x: f64) {
-    #[cfg(not(target_arch = "wasm32"))]
-    out.push_str(&x.to_string());
-    #[cfg(target_arch = "wasm32")]
-    crate::browser::push_f64(out, x);
+    fn string(&self) -> Option<String> {
+        match self {
+            Json::String(s) => Some(s.clone()),
+            _ => None,
+        }
+    }
+
+    fn boolean(&self) -> Option<bool> {
+        match self {
+            Json::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    fn float(&self) -> Option<f64> {
+        match self {
+            Json::Number(n) => Some(n.value()),
+            _ => None,
+        }
+    }
+
+    fn whole(&self) -> Option<u64> {
+        match self {
+            Json::Number(Number::Count(n)) => Some(*n),
+            Json::Number(Number::Secs(d)) if d.subsec_nanos() == 0 => Some(d.as_secs()),
+            _ => None,
+        }
+    }
+
+    fn push_number(&self, out: &mut String) {
+        if let Json::Number(_) = self {
+            self.write(out);
+        }
+    }
 }
 
 /// `prefix` followed by the type of `value`: "expected an array, found a string".
@@ -513,7 +561,7 @@ impl Reader<'_> {
             None => None,
             Some(v) => {
                 self.object("expect", &v, EXPECT_FIELDS)?;
-                Some(v.to_expect())
+                Some(v.to_json())
             }
         };
         Ok(Scenario {
@@ -639,9 +687,9 @@ impl Reader<'_> {
         };
         if duration > policy.attempt_cap {
             let mut message = String::new();
-            push_f64(&mut message, duration.as_secs_f64());
+            push_exact_secs(&mut message, duration);
             message.push_str(" s exceeds attempt_cap_s (");
-            push_f64(&mut message, policy.attempt_cap.as_secs_f64());
+            push_exact_secs(&mut message, policy.attempt_cap);
             message.push_str(
                 " s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed",
             );

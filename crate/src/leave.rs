@@ -11,7 +11,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use crate::scenario::Node;
+use retry_budget_model::scenario::Node;
+
+use crate::js::{global, Js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -134,10 +136,10 @@ impl Ownership {
         }
         // A window fires pagehide; a worker or Node has no page to hide (Node's global takes no
         // listeners at all).
-        let global = super::global();
-        if global
+        let global = global();
+        if Js(global.clone())
             .member("addEventListener")
-            .is_some_and(|f| f.is_function())
+            .is_some_and(|f| f.0.is_function())
         {
             listeners.push(Listener::new(&global, "pagehide", &leave));
         }

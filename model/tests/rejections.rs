@@ -4,13 +4,14 @@
 //!
 //! Then the other half of the promise: nothing panics on any input (every prefix of the fixture
 //! file, and mutations of it).
-#![cfg(not(target_arch = "wasm32"))]
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use retry_budget::scenario::{parse_document, parse_file, parse_scenario, Reply, ScenarioError};
-use retry_budget::simulate::simulate;
-use retry_budget::Outcome;
+use retry_budget_model::scenario::{
+    parse_document, parse_file, parse_scenario, Reply, ScenarioError,
+};
+use retry_budget_model::simulate::simulate;
+use retry_budget_model::Outcome;
 use serde_json::Value;
 
 /// The file name the cases are loaded under.
@@ -520,7 +521,7 @@ fn sandwich(bad: &str) -> String {
 /// The neighbours loaded and ran as they do on their own.
 fn check_neighbours(
     what: &str,
-    list: &[Result<retry_budget::scenario::Scenario, ScenarioError>],
+    list: &[Result<retry_budget_model::scenario::Scenario, ScenarioError>],
 ) -> Result<(), String> {
     if list.len() != 3 {
         return Err(format!("{what}: {} scenarios loaded, want 3", list.len()));
@@ -586,7 +587,7 @@ fn check_case(case: &Case) -> Result<(), String> {
 fn rejection(
     what: &str,
     stage: Stage,
-    entry: &Result<retry_budget::scenario::Scenario, ScenarioError>,
+    entry: &Result<retry_budget_model::scenario::Scenario, ScenarioError>,
 ) -> Result<ScenarioError, String> {
     match (stage, entry) {
         (Stage::Load, Err(e)) => Ok(e.clone()),
@@ -830,7 +831,8 @@ fn header_names_are_free_form_but_a_response_keeps_its_status_and_headers() {
     // The loader refuses unknown fields, not unknown headers: headers are the server's choice.
     let json = r#"{"name": "s", "responses": [{"duration_s": 1, "status": 429,
         "headers": {"retry-after": "3", "X-Anything": "y"}}, {"duration_s": 1, "status": 200}]}"#;
-    let scenario = parse_scenario("s", &serde_json::from_str(json).expect("json")).expect("loads");
+    let scenario =
+        parse_scenario("s", &serde_json::from_str::<Value>(json).expect("json")).expect("loads");
     assert_eq!(
         scenario.responses[0].header("Retry-After").as_deref(),
         Some("3")
@@ -1006,7 +1008,8 @@ fn a_date_retry_after_in_range_waits_the_full_server_delay() {
     let json = r#"{"name": "s", "wall_clock_at_start": "Mon, 01 Jan 2024 12:00:00 GMT", "responses": [
         {"duration_s": 2, "status": 429, "headers": {"Retry-After": "Mon, 01 Jan 2024 12:00:06 GMT"}},
         {"duration_s": 2, "status": 200}]}"#;
-    let scenario = parse_scenario("s", &serde_json::from_str(json).expect("json")).expect("loads");
+    let scenario =
+        parse_scenario("s", &serde_json::from_str::<Value>(json).expect("json")).expect("loads");
     let report = simulate(&scenario).expect("runs");
     assert_eq!(report.outcome, Some(Outcome::Success));
     assert_eq!(report.wait_s.0.as_secs_f64(), 4.0);

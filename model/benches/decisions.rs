@@ -17,10 +17,10 @@
 use core::time::Duration;
 
 use divan::{black_box, Bencher};
-use retry_budget::scenario::{parse_file, Scenario};
-use retry_budget::simulate::simulate;
-use retry_budget::utc::UtcTime;
-use retry_budget::{Action, Decision, Policy, ReceiptClock, Response};
+use retry_budget_model::scenario::{parse_file, Scenario};
+use retry_budget_model::simulate::simulate;
+use retry_budget_model::utc::UtcTime;
+use retry_budget_model::{Action, Decision, Policy, ReceiptClock, Response};
 
 fn main() {
     divan::main();
@@ -160,8 +160,8 @@ mod schedule_a {
     }
 
     #[divan::bench]
-    fn report() -> retry_budget::report::Report {
-        replay_schedule_a(black_box(Policy::new())).report()
+    fn report() -> retry_budget_model::report::Report {
+        replay_schedule_a(black_box(Policy::new())).report("")
     }
 
     #[divan::bench]

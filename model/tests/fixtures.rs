@@ -1,10 +1,10 @@
 //! Every scenario in `fixtures/` is a test: it must load, run, and reproduce its `expect`.
-#![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;
 
-use retry_budget::scenario::parse_file;
-use retry_budget::simulate::simulate;
+use retry_budget_model::json::Json;
+use retry_budget_model::scenario::parse_file;
+use retry_budget_model::simulate::simulate;
 
 fn fixture_files() -> Vec<PathBuf> {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../fixtures"));
@@ -39,7 +39,11 @@ fn every_fixture_scenario_meets_its_expectations() {
                 failures.push(format!("{name}: scenario {} has no expect", scenario.name));
                 continue;
             };
-            assert!(!expect.is_empty(), "{}: empty expect", scenario.name);
+            assert!(
+                !matches!(expect, Json::Object(fields) if fields.is_empty()),
+                "{}: empty expect",
+                scenario.name
+            );
             match simulate(&scenario) {
                 Ok(report) if report.expect_ok == Some(true) => checked += 1,
                 Ok(report) => {

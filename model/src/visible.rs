@@ -6,6 +6,7 @@
 use core::time::Duration;
 
 use crate::action::{Action, PlannedWait, StopCause, TransportError, WaitSource};
+use crate::json::push_u64;
 
 impl Action {
     /// The visible state, one sentence group per line: what is happening now or, once stopped,
@@ -216,14 +217,6 @@ pub(crate) fn push_secs(out: &mut String, d: Duration) {
         out.push('.');
         out.push(char::from(b'0' + tenths as u8));
     }
-}
-
-/// A decimal number, without the formatting machinery.
-pub(crate) fn push_u64(out: &mut String, n: u64) {
-    if n >= 10 {
-        push_u64(out, n / 10);
-    }
-    out.push(char::from(b'0' + (n % 10) as u8));
 }
 
 #[cfg(test)]

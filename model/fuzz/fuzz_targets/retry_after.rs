@@ -17,9 +17,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use retry_budget::http_date::{DateForm, HttpDate};
-use retry_budget::retry_after::{RetryAfter, RetryAfterKind};
-use retry_budget::utc::UtcTime;
+use retry_budget_model::http_date::{DateForm, HttpDate};
+use retry_budget_model::retry_after::{RetryAfter, RetryAfterKind};
+use retry_budget_model::utc::UtcTime;
 
 const NANOS_PER_SEC: i64 = 1_000_000_000;
 const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SEC;

@@ -1,6 +1,5 @@
 //! The `replay` command as a user runs it (`scenario-format.md`, section 3): the real binary,
 //! from the repository root, on the fixture file and on the small files in `tests/rejected/`.
-#![cfg(not(target_arch = "wasm32"))]
 
 use std::process::{Command, Output, Stdio};
 

@@ -12,7 +12,7 @@
 use core::time::Duration;
 
 use crate::policy::{Policy, PolicyError};
-use crate::retry_after::{RetryAfter, RetryAfterKind};
+use crate::retry_after::RetryAfter;
 use crate::utc::UtcTime;
 
 /// What the driver must do next.
@@ -34,11 +34,6 @@ pub enum Decision {
 /// How an action ended. The last HTTP response is kept apart from this: "stopped: budget" and
 /// "last response: 429" are different facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    not(target_arch = "wasm32"),
-    derive(serde::Serialize),
-    serde(rename_all = "snake_case")
-)]
 pub enum Outcome {
     /// A 2xx response arrived.
     Success,
@@ -116,11 +111,6 @@ pub struct Response<'a> {
 
 /// Where a wait's length came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    not(target_arch = "wasm32"),
-    derive(serde::Serialize),
-    serde(rename_all = "snake_case")
-)]
 pub enum WaitSource {
     /// `Retry-After` in delay-seconds.
     ServerSeconds,
@@ -166,18 +156,6 @@ pub struct PlannedWait {
     pub until: Duration,
 }
 
-/// How the last HTTP response's `Retry-After` was read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RetryAfterReading {
-    /// The header, parsed, with its raw text.
-    pub header: RetryAfter,
-    /// The kind after interpretation: a date that cannot exist once its two-digit year is
-    /// resolved reads as invalid.
-    pub kind: RetryAfterKind,
-    /// The server's delay, when it gave a usable one.
-    pub delay: Option<Duration>,
-}
-
 /// The last HTTP response the action received.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LastResponse {
@@ -187,8 +165,10 @@ pub struct LastResponse {
     pub status: u16,
     /// When it was received.
     pub at: Duration,
-    /// Its `Retry-After`.
-    pub retry_after: RetryAfterReading,
+    /// Its `Retry-After`, as interpreted at the receipt.
+    pub retry_after: RetryAfter,
+    /// The server's delay, when it gave a usable one.
+    pub delay: Option<Duration>,
 }
 
 /// What happened, in order. Every decision records the budget left at that moment.
@@ -200,12 +180,14 @@ pub enum Event {
         attempt: u32,
         remaining: Duration,
     },
-    /// A response was received, with how its `Retry-After` read.
+    /// A response was received, with how its `Retry-After` read and the server's delay, when
+    /// it gave a usable one.
     Receipt {
         at: Duration,
         attempt: u32,
         status: u16,
-        retry_after: RetryAfterReading,
+        retry_after: RetryAfter,
+        delay: Option<Duration>,
     },
     /// An attempt failed without a response.
     Failure {
@@ -336,12 +318,7 @@ impl Action {
             .saturating_add(now.saturating_sub(started));
         let status = response.status;
 
-        let header = RetryAfter::parse(response.retry_after);
-        let mut reading = RetryAfterReading {
-            kind: header.kind(),
-            header,
-            delay: None,
-        };
+        let mut retry_after = RetryAfter::parse(response.retry_after);
         // The order of these checks is the retry policy.
         let cause = if (200..300).contains(&status) {
             Some(StopCause::Success)
@@ -353,23 +330,29 @@ impl Action {
             None
         };
         // Even when the action stops here, record how the server's timing reads.
-        let delay = self.server_delay(&mut reading, response.clock);
+        let server = self.server_delay(&mut retry_after, response.clock);
+        let delay = match server {
+            ServerDelay::Usable(_, delay) => Some(delay),
+            ServerDelay::Untrusted | ServerDelay::Fallback(_) => None,
+        };
         self.events.push(Event::Receipt {
             at: now,
             attempt,
             status,
-            retry_after: reading.clone(),
+            retry_after: retry_after.clone(),
+            delay,
         });
         self.last_response = Some(LastResponse {
             attempt,
             status,
             at: now,
-            retry_after: reading,
+            retry_after,
+            delay,
         });
         if let Some(cause) = cause {
             return self.finish(cause);
         }
-        let (source, delay) = match delay {
+        let (source, delay) = match server {
             ServerDelay::Usable(source, delay) => (source, delay),
             ServerDelay::Untrusted => return self.finish(StopCause::ClockUntrusted),
             ServerDelay::Fallback(source) => (source, self.policy.fallback_wait(attempt)),
@@ -610,17 +593,16 @@ impl Action {
         Decision::Stop(outcome)
     }
 
-    /// Reads the server's timing from `reading`, completing its kind and delay.
-    fn server_delay(&self, reading: &mut RetryAfterReading, clock: ReceiptClock) -> ServerDelay {
-        match &reading.header {
+    /// Reads the server's timing from `retry_after`. A date that names no instant once it is
+    /// resolved against the receipt (an RFC 850 February 29 in a common year) becomes invalid.
+    fn server_delay(&self, retry_after: &mut RetryAfter, clock: ReceiptClock) -> ServerDelay {
+        match retry_after {
             RetryAfter::Missing => ServerDelay::Fallback(WaitSource::FallbackMissing),
             RetryAfter::Invalid { .. } => ServerDelay::Fallback(WaitSource::FallbackInvalid),
             RetryAfter::Seconds { secs, .. } => {
-                let delay = Duration::from_secs(*secs);
-                reading.delay = Some(delay);
-                ServerDelay::Usable(WaitSource::ServerSeconds, delay)
+                ServerDelay::Usable(WaitSource::ServerSeconds, Duration::from_secs(*secs))
             }
-            RetryAfter::Date { date, .. } => {
+            RetryAfter::Date { date, raw } => {
                 let receipt = match clock {
                     ReceiptClock::Server(at) => at,
                     ReceiptClock::Local(at) if self.policy.trust_local_clock => at,
@@ -638,11 +620,12 @@ impl Action {
                         } else {
                             when.saturating_duration_since(receipt)
                         };
-                        reading.delay = Some(delay);
                         ServerDelay::Usable(WaitSource::ServerDate, delay)
                     }
                     None => {
-                        reading.kind = RetryAfterKind::Invalid;
+                        *retry_after = RetryAfter::Invalid {
+                            raw: core::mem::take(raw),
+                        };
                         ServerDelay::Fallback(WaitSource::FallbackInvalid)
                     }
                 }
@@ -651,6 +634,7 @@ impl Action {
     }
 }
 
+#[derive(Clone, Copy)]
 enum ServerDelay {
     Usable(WaitSource, Duration),
     Untrusted,
@@ -824,7 +808,7 @@ mod tests {
         let decision = action.on_response(s(2), rate_limited(Some("99999999999999999999")));
         assert_eq!(decision, Decision::Stop(Outcome::BudgetExhausted));
         let last = action.last_response().expect("recorded");
-        assert_eq!(last.retry_after.delay, Some(Duration::from_secs(u64::MAX)));
+        assert_eq!(last.delay, Some(Duration::from_secs(u64::MAX)));
         assert_eq!(action.wait_time(), Duration::ZERO);
     }
 

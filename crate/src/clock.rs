@@ -7,7 +7,7 @@ use core::time::Duration;
 use gloo_timers::future::TimeoutFuture;
 use wasm_bindgen::prelude::*;
 
-use crate::utc::UtcTime;
+use retry_budget_model::utc::UtcTime;
 
 #[wasm_bindgen]
 extern "C" {

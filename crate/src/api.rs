@@ -2,16 +2,15 @@
 //! cross as plain JSON-compatible objects; every error is a JS `Error` with a clear message.
 
 use js_sys::{Function, Object, Promise};
+use retry_budget_model::scenario::{parse_policy, parse_scenario, parse_seconds_list, Node};
+use retry_budget_model::simulate::simulate as run_scenario;
+use retry_budget_model::{Outcome, Policy};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use super::driver::{self, Request};
-use super::js;
-use crate::action::{Action, Event, Outcome};
-use crate::policy::Policy;
-use crate::scenario::{parse_policy, parse_scenario, parse_seconds_list, Node};
-use crate::simulate::run as run_scenario;
+use crate::driver::{self, Request};
+use crate::js::{abort_error, global, parse_json, set, string_of, value_of, Js};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
@@ -100,13 +99,6 @@ export interface BudgetUpdate {
 }
 "#;
 
-#[wasm_bindgen]
-extern "C" {
-    /// `JSON.parse(text)`.
-    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
-    fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
-}
-
 /// A JS `Error` with `message`.
 fn error(message: &str) -> JsError {
     JsError::new(message)
@@ -119,13 +111,6 @@ fn api_error(parts: &[&str]) -> JsError {
         message.push_str(part);
     }
     error(&message)
-}
-
-/// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts.
-pub(crate) fn abort_error(message: &str) -> Object {
-    let error: Object = JsValue::from(JsError::new(message)).unchecked_into();
-    js::set(&error, "name", &JsValue::from_str("AbortError"));
-    error
 }
 
 /// Loads `GET url` under a finite retry budget. Resolves with the report when the action ends
@@ -145,15 +130,15 @@ pub fn fetch_with_budget(
         if finished.outcome == Some(Outcome::UserLeft) {
             let error =
                 abort_error("the action stopped because its screen no longer owns it (user_left)");
-            js::set(&error, "report", &value);
-            return Err(error.into());
+            set(&error, "report", &value);
+            return Err(error);
         }
         let body = match finished.body {
             Some(text) => parse_json(&text).unwrap_or(text),
             None => JsValue::NULL,
         };
-        js::set(&value, "body", &body);
-        Ok(value.into())
+        set(&value, "body", &body);
+        Ok(value)
     }))
 }
 
@@ -161,15 +146,20 @@ pub fn fetch_with_budget(
 fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsError> {
     let url = if let Some(url) = url.as_string() {
         url
-    } else if url.member("href").is_some() {
-        js::string_of(url)
+    } else if Js(url.clone()).member("href").is_some() {
+        string_of(url)
     } else {
         return Err(error(
             "fetchWithBudget: the first argument must be a URL string or URL object",
         ));
     };
     // An option given as `undefined` is absent; `null` is absent too, except for `method`.
-    let given = |name: &str| options.as_ref().and_then(|o| o.member(name));
+    let given = |name: &str| {
+        options
+            .as_ref()
+            .and_then(|o| Js(o.clone()).member(name))
+            .map(|v| v.0)
+    };
     let set = |name: &str| given(name).filter(|v| !v.is_null());
     if let Some(method) = given("method") {
         let method = method.as_string().unwrap_or_default();
@@ -182,13 +172,13 @@ fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsEr
     }
     let policy = match set("policy") {
         None => Policy::new(),
-        Some(p) => parse_policy("options", &p)
+        Some(p) => parse_policy("options", Js(p))
             .map_err(|e| api_error(&["options.", &e.field, ": ", &e.message]))?,
     };
     let fetch = match set("fetch") {
-        None => super::global()
+        None => Js(global())
             .member("fetch")
-            .and_then(|f| f.dyn_into::<Function>().ok())
+            .and_then(|f| f.0.dyn_into::<Function>().ok())
             .ok_or_else(|| {
                 error("fetchWithBudget: there is no global fetch; pass options.fetch")
             })?,
@@ -219,7 +209,7 @@ fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsEr
     };
     let timer_late_by = match set("timerLateBy_s") {
         None => Vec::new(),
-        Some(v) => parse_seconds_list("options", "timerLateBy_s", &v)
+        Some(v) => parse_seconds_list("options", "timerLateBy_s", Js(v))
             .map_err(|e| api_error(&["options.", &e.field, ": ", &e.message]))?,
     };
     Ok(Request {
@@ -233,28 +223,20 @@ fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsEr
     })
 }
 
-/// The value handed to `onUpdate`.
-pub(crate) fn update_value(action: &Action, new_events: &[Event]) -> JsValue {
-    js::update(action, new_events)
-}
-
 /// Runs the pure model on one scenario object (the scenario format's, section 1) and returns
 /// the replay output for it. Throws an `Error` naming the field when the scenario is rejected.
 #[wasm_bindgen(unchecked_return_type = "BudgetReport")]
 pub fn simulate(
     #[wasm_bindgen(unchecked_param_type = "object")] scenario: JsValue,
 ) -> Result<JsValue, JsError> {
+    let scenario = Js(scenario);
     let label = scenario
         .member("name")
         .and_then(|n| n.string())
         .unwrap_or_else(|| "scenario".into());
-    let scenario = parse_scenario(&label, &scenario).map_err(|e| error(&e.describe()))?;
-    let action = run_scenario(&scenario).map_err(|e| error(&e.describe()))?;
-    let report = js::report(&action, &scenario.name);
-    if let Some(expect) = &scenario.expect {
-        js::set_expect(&report, &js::mismatches(&report, expect));
-    }
-    Ok(report.into())
+    let scenario = parse_scenario(&label, scenario).map_err(|e| error(&e.describe()))?;
+    let report = run_scenario(&scenario).map_err(|e| error(&e.describe()))?;
+    Ok(value_of(&report.to_json()))
 }
 
 /// Actions running in this page right now. Zero once every action has ended: an ended action
@@ -267,5 +249,5 @@ pub fn running_actions() -> u32 {
 /// Screens currently owned by a running action.
 #[wasm_bindgen(js_name = ownedScreens)]
 pub fn owned_screens() -> u32 {
-    u32::try_from(super::leave::owned_screens()).unwrap_or(u32::MAX)
+    u32::try_from(crate::leave::owned_screens()).unwrap_or(u32::MAX)
 }

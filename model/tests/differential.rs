@@ -1,4 +1,3 @@
-#![cfg(not(target_arch = "wasm32"))]
 //! Differential tests of the HTTP-date parser against the `httpdate` crate.
 //!
 //! `ours(s)` is `HttpDate::parse(s).and_then(|d| d.resolve(receipt))`; `theirs(s)` is
@@ -36,9 +35,9 @@ use std::time::UNIX_EPOCH;
 use proptest::prelude::*;
 use proptest::sample::select;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
-use retry_budget::http_date::{DateForm, HttpDate};
-use retry_budget::retry_after::{RetryAfter, RetryAfterKind};
-use retry_budget::utc::UtcTime;
+use retry_budget_model::http_date::{DateForm, HttpDate};
+use retry_budget_model::retry_after::RetryAfter;
+use retry_budget_model::utc::UtcTime;
 
 const TWO_DIGIT_YEAR: &str = "two-digit year: RFC 9110 50-year rule vs httpdate's pivot at 70";
 const LEAP_SECOND: &str = "leap second 23:59:60: accepted by us only";
@@ -715,7 +714,7 @@ fn fixture_values_agree() {
         }
         let header = RetryAfter::parse(Some(value));
         assert_eq!(
-            header.kind() == RetryAfterKind::Date,
+            header.kind() == "date",
             theirs(value).is_some(),
             "{value:?}"
         );
@@ -900,37 +899,13 @@ fn deliberate_differences() {
 /// other whitespace httpdate trims (CR, LF, VT, FF) still separates the two there.
 #[test]
 fn header_level_whitespace() {
-    let cases: &[(&str, &str, RetryAfterKind)] = &[
-        (
-            "spaces",
-            " Sun, 06 Nov 1994 08:49:37 GMT ",
-            RetryAfterKind::Date,
-        ),
-        (
-            "tabs",
-            "\tSun, 06 Nov 1994 08:49:37 GMT\t",
-            RetryAfterKind::Date,
-        ),
-        (
-            "CRLF",
-            "Sun, 06 Nov 1994 08:49:37 GMT\r\n",
-            RetryAfterKind::Invalid,
-        ),
-        (
-            "LF",
-            "\nSun, 06 Nov 1994 08:49:37 GMT",
-            RetryAfterKind::Invalid,
-        ),
-        (
-            "VT",
-            "\x0bSun, 06 Nov 1994 08:49:37 GMT",
-            RetryAfterKind::Invalid,
-        ),
-        (
-            "FF",
-            "Sun, 06 Nov 1994 08:49:37 GMT\x0c",
-            RetryAfterKind::Invalid,
-        ),
+    let cases: &[(&str, &str, &str)] = &[
+        ("spaces", " Sun, 06 Nov 1994 08:49:37 GMT ", "date"),
+        ("tabs", "\tSun, 06 Nov 1994 08:49:37 GMT\t", "date"),
+        ("CRLF", "Sun, 06 Nov 1994 08:49:37 GMT\r\n", "invalid"),
+        ("LF", "\nSun, 06 Nov 1994 08:49:37 GMT", "invalid"),
+        ("VT", "\x0bSun, 06 Nov 1994 08:49:37 GMT", "invalid"),
+        ("FF", "Sun, 06 Nov 1994 08:49:37 GMT\x0c", "invalid"),
     ];
     for &(name, text, kind) in cases {
         assert_eq!(RetryAfter::parse(Some(text)).kind(), kind, "{name}");

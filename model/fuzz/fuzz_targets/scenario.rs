@@ -23,11 +23,11 @@
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use retry_budget::policy::{Policy, StatusSet};
-use retry_budget::report::{EventReport, Report};
-use retry_budget::scenario::{parse_file, Reply, Scenario, ScriptedResponse};
-use retry_budget::simulate::simulate;
-use retry_budget::utc::UtcTime;
+use retry_budget_model::policy::{Policy, StatusSet};
+use retry_budget_model::report::{EventReport, Report};
+use retry_budget_model::scenario::{parse_file, Reply, Scenario, ScriptedResponse};
+use retry_budget_model::simulate::simulate;
+use retry_budget_model::utc::UtcTime;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

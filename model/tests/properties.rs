@@ -10,8 +10,6 @@
 //! time, times that run backwards, events in any order, extreme policies) and check that it never
 //! panics and that a stop is final.
 
-#![cfg(not(target_arch = "wasm32"))]
-
 use core::time::Duration;
 
 use proptest::collection::vec;
@@ -19,13 +17,12 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use serde_json::Value;
 
-use retry_budget::action::{Event, PlannedWait, StopCause};
-use retry_budget::report::Report;
-use retry_budget::retry_after::RetryAfterKind;
-use retry_budget::scenario::{Reply, Scenario, ScriptedResponse};
-use retry_budget::simulate::simulate;
-use retry_budget::utc::UtcTime;
-use retry_budget::{
+use retry_budget_model::action::{Event, PlannedWait, StopCause};
+use retry_budget_model::report::Report;
+use retry_budget_model::scenario::{Reply, Scenario, ScriptedResponse};
+use retry_budget_model::simulate::simulate;
+use retry_budget_model::utc::UtcTime;
+use retry_budget_model::{
     Action, Decision, Outcome, Policy, ReceiptClock, Response, StatusSet, TransportError,
 };
 
@@ -491,7 +488,7 @@ fn drive(scenario: &Scenario) -> (Action, bool) {
 }
 
 fn json(report: &Report) -> Value {
-    serde_json::to_value(report).expect("a report serializes")
+    Value::from(&report.to_json())
 }
 
 /// Runs `case` both ways and checks that they agree, and that only a scenario listing fewer
@@ -514,8 +511,7 @@ fn run(case: &Case) -> Result<Run, TestCaseError> {
         }
         Ok(report) => {
             prop_assert!(!ran_out, "simulate did not need the missing response");
-            let mut mine = action.report();
-            mine.name = scenario.name.clone();
+            let mine = action.report(&scenario.name);
             prop_assert_eq!(
                 json(&report),
                 json(&mine),
@@ -624,7 +620,7 @@ proptest! {
         for (i, event) in events.iter().enumerate() {
             match event {
                 Event::Wait { at, plan, .. } => {
-                    let Some(Event::Receipt { at: receipt, attempt, retry_after, .. }) =
+                    let Some(Event::Receipt { at: receipt, attempt, delay: server_delay, .. }) =
                         i.checked_sub(1).map(|j| &events[j])
                     else {
                         return Err(TestCaseError::fail(format!("wait without a receipt: {events:?}")));
@@ -633,14 +629,14 @@ proptest! {
                     prop_assert_eq!(plan.from, *receipt);
                     prop_assert_eq!(plan.after_attempt, *attempt);
                     let Some((delay, server)) =
-                        expected_delay(&case, *attempt, *receipt, retry_after.delay)
+                        expected_delay(&case, *attempt, *receipt, *server_delay)
                     else {
                         return Err(TestCaseError::fail("waited on a date without a clock"));
                     };
                     prop_assert_eq!(plan.delay, delay, "oracle {:?}", case.oracle[*attempt as usize - 1]);
                     prop_assert_eq!(plan.source.is_server(), server);
-                    if let Some(server_delay) = retry_after.delay {
-                        prop_assert!(plan.wait >= server_delay, "server delay shortened");
+                    if let Some(server_delay) = server_delay {
+                        prop_assert!(plan.wait >= *server_delay, "server delay shortened");
                     }
                     prop_assert!(plan.wait >= delay && plan.wait >= policy.min_wait);
                     prop_assert_eq!(plan.wait, delay.max(policy.min_wait));
@@ -876,11 +872,11 @@ proptest! {
                         prop_assert_eq!(next.and_then(stop_outcome), Some(Outcome::BudgetExhausted));
                     }
                 }
-                Event::Receipt { at, attempt, status, retry_after } => {
+                Event::Receipt { at, attempt, status, delay: server_delay, .. } => {
                     if !is_retryable(&policy, *status) || *attempt >= policy.max_attempts {
                         continue;
                     }
-                    match expected_delay(&case, *attempt, *at, retry_after.delay) {
+                    match expected_delay(&case, *attempt, *at, *server_delay) {
                         None => prop_assert_eq!(
                             next.and_then(stop_outcome),
                             Some(Outcome::ClockUntrusted)
@@ -971,8 +967,8 @@ proptest! {
             }
         }
 
-        if let Some(Event::Receipt { at, attempt: 1, status, retry_after }) = events.get(1) {
-            let usable = expected_delay(&case, 1, *at, retry_after.delay);
+        if let Some(Event::Receipt { at, attempt: 1, status, delay: server_delay, .. }) = events.get(1) {
+            let usable = expected_delay(&case, 1, *at, *server_delay);
             if let Some((delay, _)) = usable.filter(|_| {
                 is_retryable(&policy, *status) && policy.max_attempts > 1
             }) {
@@ -1172,7 +1168,7 @@ fn snapshot(action: &Action) -> Snapshot {
         next_wakeup: action.next_wakeup(),
         pending: action.pending_wait().copied(),
         in_flight: action.in_flight(),
-        report: json(&action.report()),
+        report: json(&action.report("")),
     }
 }
 
@@ -1209,12 +1205,15 @@ fn check_any_trace(action: &Action) -> Result<(), TestCaseError> {
             Event::Wait { plan, .. } => {
                 prop_assert!(plan.wait >= policy.min_wait && plan.wait >= plan.delay);
                 prop_assert_eq!(plan.until, plan.from.saturating_add(plan.wait));
-                let Some(Event::Receipt { retry_after, .. }) = i.checked_sub(1).map(|j| &events[j])
+                let Some(Event::Receipt {
+                    delay: server_delay,
+                    ..
+                }) = i.checked_sub(1).map(|j| &events[j])
                 else {
                     return Err(TestCaseError::fail("a wait without its receipt"));
                 };
-                if let Some(delay) = retry_after.delay {
-                    prop_assert_eq!(plan.delay, delay, "the server's delay was not used");
+                if let Some(delay) = server_delay {
+                    prop_assert_eq!(plan.delay, *delay, "the server's delay was not used");
                 }
                 last_wait = Some(*plan);
             }
@@ -1275,25 +1274,26 @@ proptest! {
                 prop_assert_eq!(decision, Decision::Stop(Outcome::TransportError));
                 break;
             }
-            let reading = &action.last_response().expect("a response").retry_after;
-            prop_assert_eq!(reading.header.raw(), header.as_deref());
-            prop_assert_eq!(reading.kind == RetryAfterKind::Missing, header.is_none());
+            let last = action.last_response().expect("a response");
+            let reading = &last.retry_after;
+            prop_assert_eq!(reading.raw(), header.as_deref());
+            prop_assert_eq!(reading.kind() == "missing", header.is_none());
             let trimmed = header.as_deref().map(|h| h.trim_matches([' ', '\t']));
             match trimmed {
                 Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-                    prop_assert_eq!(reading.kind, RetryAfterKind::Seconds);
+                    prop_assert_eq!(reading.kind(), "seconds");
                     let s = digits.parse::<u64>().unwrap_or(u64::MAX);
-                    prop_assert_eq!(reading.delay, Some(Duration::from_secs(s)));
+                    prop_assert_eq!(last.delay, Some(Duration::from_secs(s)));
                 }
-                _ => prop_assert_ne!(reading.kind, RetryAfterKind::Seconds),
+                _ => prop_assert_ne!(reading.kind(), "seconds"),
             }
-            if matches!(reading.kind, RetryAfterKind::Missing | RetryAfterKind::Invalid) {
-                prop_assert_eq!(reading.delay, None);
+            if matches!(reading.kind(), "missing" | "invalid") {
+                prop_assert_eq!(last.delay, None);
             }
             if let Decision::Wait { until } = decision {
                 let plan = *action.pending_wait().expect("a wait");
                 prop_assert_eq!(plan.until, until);
-                if let Some(delay) = reading.delay {
+                if let Some(delay) = last.delay {
                     prop_assert!(plan.wait >= delay);
                 }
                 let now = wake.resolve(&action);
@@ -1386,7 +1386,7 @@ proptest! {
             Ok(report) => {
                 prop_assert!(report.outcome.is_some());
                 prop_assert_eq!(report.request_s.0.checked_add(report.wait_s.0), Some(report.elapsed_s.0));
-                prop_assert!(serde_json::to_string(&report).is_ok());
+                prop_assert!(serde_json::from_str::<Value>(&report.to_json().to_text()).is_ok());
             }
         }
     }

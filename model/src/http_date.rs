@@ -807,7 +807,6 @@ mod tests {
         }
     }
 
-    #[cfg(not(target_arch = "wasm32"))]
     proptest::proptest! {
         #[test]
         fn parse_never_panics(text in ".*") {

@@ -1,0 +1,139 @@
+//! JavaScript values without serde: option and scenario objects are read in place (the model
+//! loader's `Node`, for [`Js`]), and reports cross as the JSON text of the model's one view,
+//! parsed by `JSON.parse`. serde_json, serde's derives, serde-wasm-bindgen and the float
+//! formatting their messages need cost the page more than the model itself.
+
+use js_sys::{Array, Object, Reflect};
+use retry_budget_model::json::Json;
+use retry_budget_model::scenario::{Kind, Node};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `globalThis`: a window, a worker's global scope, or Node's.
+    #[wasm_bindgen(thread_local_v2, js_name = globalThis)]
+    static GLOBAL_THIS: JsValue;
+
+    /// `String(value)`: a number as JavaScript prints it, a URL object's `href`.
+    #[wasm_bindgen(js_name = String)]
+    pub(crate) fn string_of(value: &JsValue) -> String;
+
+    /// `Reflect.set(target, key, value)` on an object this module has just created, which
+    /// cannot throw.
+    #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
+    fn reflect_set(target: &JsValue, key: &str, value: &JsValue);
+
+    /// `JSON.parse(text)` of text this module wrote, which cannot throw.
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
+    fn json_parse(text: &str) -> JsValue;
+
+    /// `JSON.parse(text)` of text from elsewhere.
+    #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
+    pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
+}
+
+/// The global object.
+pub(crate) fn global() -> JsValue {
+    GLOBAL_THIS.with(JsValue::clone)
+}
+
+/// Sets a property of an object this module (or the API) has just created.
+pub(crate) fn set(object: &JsValue, key: &str, value: &JsValue) {
+    reflect_set(object, key, value);
+}
+
+/// A model value as the plain JavaScript value it describes.
+pub(crate) fn value_of(json: &Json) -> JsValue {
+    json_parse(&json.to_text())
+}
+
+/// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts.
+pub(crate) fn abort_error(message: &str) -> JsValue {
+    let error = JsValue::from(JsError::new(message));
+    set(&error, "name", &JsValue::from_str("AbortError"));
+    error
+}
+
+/// A JavaScript value, read by the model's loader.
+#[derive(Clone, Debug)]
+pub(crate) struct Js(pub(crate) JsValue);
+
+impl Node for Js {
+    fn kind(&self) -> Kind {
+        let v = &self.0;
+        if v.is_null() || v.is_undefined() {
+            Kind::Null
+        } else if v.as_bool().is_some() {
+            Kind::Bool
+        } else if v.as_f64().is_some() {
+            Kind::Number
+        } else if v.is_string() {
+            Kind::String
+        } else if Array::is_array(v) {
+            Kind::Array
+        } else if v.is_object() {
+            Kind::Object
+        } else if v.is_function() {
+            Kind::Other("a function")
+        } else if v.is_bigint() {
+            Kind::Other("a bigint")
+        } else {
+            Kind::Other("a symbol")
+        }
+    }
+
+    fn member(&self, key: &str) -> Option<Self> {
+        if !self.0.is_object() {
+            return None;
+        }
+        // A throwing getter reads as absent; `undefined` is absent too.
+        Reflect::get(&self.0, &JsValue::from_str(key))
+            .ok()
+            .filter(|v| !v.is_undefined())
+            .map(Js)
+    }
+
+    fn keys(&self) -> Vec<String> {
+        if !self.0.is_object() {
+            return Vec::new();
+        }
+        // Sorted, as serde_json orders an object's keys natively.
+        Object::keys(self.0.unchecked_ref::<Object>())
+            .sort()
+            .iter()
+            .filter_map(|k| k.as_string())
+            .collect()
+    }
+
+    fn items(&self) -> Vec<Self> {
+        if !Array::is_array(&self.0) {
+            return Vec::new();
+        }
+        let list = self.0.unchecked_ref::<Array>();
+        (0..list.length()).map(|i| Js(list.get(i))).collect()
+    }
+
+    fn string(&self) -> Option<String> {
+        self.0.as_string()
+    }
+
+    fn boolean(&self) -> Option<bool> {
+        self.0.as_bool()
+    }
+
+    fn float(&self) -> Option<f64> {
+        self.0.as_f64()
+    }
+
+    fn whole(&self) -> Option<u64> {
+        // A JavaScript number is a float; the loader reads its whole value from that.
+        None
+    }
+
+    fn push_number(&self, out: &mut String) {
+        if self.0.as_f64().is_some() {
+            out.push_str(&string_of(&self.0));
+        }
+    }
+}

@@ -1,0 +1,209 @@
+//! `--table`: a report as a schedule in the source document's format (Step, Elapsed interval,
+//! Observed, Decision), drawn from the report's typed events.
+
+use core::time::Duration;
+
+use retry_budget_model::report::Report;
+use retry_budget_model::Event;
+
+/// One scenario's schedule, or the line saying why it was rejected.
+pub fn render_entry(entry: &Result<Report, (String, String)>) -> String {
+    match entry {
+        Ok(report) => render(report),
+        Err((name, error)) => format!("{name}\n  rejected: {error}\n\n"),
+    }
+}
+
+/// The schedule, the figures, the visible lines and whether `expect` was met.
+fn render(report: &Report) -> String {
+    let rows = Rows::of(report);
+    let mut out = format!("{}\n", report.name);
+    out.push_str(&rows.grid());
+    out.push_str(&format!(
+        "Elapsed {} s = requests {} s + waits {} s. Attempts: {}.\n",
+        secs(report.elapsed_s.0),
+        secs(report.request_s.0),
+        secs(report.wait_s.0),
+        report.attempts
+    ));
+    for visible in &report.visible {
+        out.push_str(&format!("  > {visible}\n"));
+    }
+    match report.expect_ok {
+        Some(true) => out.push_str("Expected figures: all met.\n"),
+        Some(false) => out.push_str(&format!(
+            "Expected figures MISSED: {}\n",
+            report.expect_mismatches.join("; ")
+        )),
+        None => {}
+    }
+    out.push('\n');
+    out
+}
+
+/// The table's rows: [step, elapsed interval, observed, decision].
+struct Rows {
+    rows: Vec<[String; 4]>,
+    /// The attempt in flight and when it started.
+    open: Option<(u32, String)>,
+    cap: Duration,
+}
+
+impl Rows {
+    fn of(report: &Report) -> Rows {
+        let mut rows = Rows {
+            rows: Vec::new(),
+            open: None,
+            cap: report.policy.attempt_cap,
+        };
+        for event in &report.events {
+            rows.add(event);
+        }
+        rows
+    }
+
+    fn add(&mut self, event: &Event) {
+        match event {
+            Event::Start { at, attempt, .. } => self.open = Some((*attempt, secs(*at))),
+            Event::Receipt {
+                at,
+                attempt,
+                status,
+                retry_after,
+                delay,
+            } => {
+                let observed = match (retry_after.raw(), (200..300).contains(status)) {
+                    (_, true) => format!("{status}"),
+                    (Some(raw), false) => {
+                        let delay = delay.map_or(String::new(), |d| format!(", delay {}", secs(d)));
+                        format!(
+                            "{status}; Retry-After \"{raw}\" ({}{delay})",
+                            retry_after.kind()
+                        )
+                    }
+                    (None, false) => format!("{status}; no Retry-After"),
+                };
+                self.close_attempt(*attempt, *at, observed);
+            }
+            Event::Failure { at, attempt, error } => {
+                self.close_attempt(*attempt, *at, format!("failed: {}", error.as_str()));
+            }
+            Event::Wait {
+                at,
+                plan,
+                remaining,
+            } => {
+                let source = plan.source.as_str().replace('_', " ");
+                self.decide(format!(
+                    "wait {} s ({source}); next start {}; cap fits by {}; {} s left",
+                    secs(plan.wait),
+                    secs(plan.until),
+                    trim(plan.until.as_secs_f64() + self.cap.as_secs_f64()),
+                    secs(*remaining),
+                ));
+                self.push(
+                    "Wait".into(),
+                    format!("{}-{}", secs(*at), secs(plan.until)),
+                    format!("{} s, no request in flight", secs(plan.wait)),
+                );
+            }
+            Event::Timer { at, due } if due != at => {
+                let fired = format!("timer due at {} fired at {}", secs(*due), secs(*at));
+                self.stretch_last(*at, fired);
+            }
+            Event::Timer { .. } => {}
+            Event::Left { at } => match self.open.take() {
+                Some((attempt, from)) => self.push(
+                    format!("Attempt {attempt}"),
+                    format!("{from}-{}", secs(*at)),
+                    "user left; response discarded".into(),
+                ),
+                None => self.stretch_last(*at, "user left during the wait".into()),
+            },
+            Event::Stop {
+                at,
+                outcome,
+                remaining,
+            } => {
+                let decision = format!(
+                    "stop at {}: {}; {} s left",
+                    secs(*at),
+                    outcome.as_str(),
+                    secs(*remaining)
+                );
+                match self.rows.last_mut() {
+                    Some(row) if row[3].is_empty() => row[3] = decision,
+                    _ => self
+                        .rows
+                        .push(["Stop".into(), secs(*at), String::new(), decision]),
+                }
+            }
+        }
+    }
+
+    fn push(&mut self, step: String, interval: String, observed: String) {
+        self.rows.push([step, interval, observed, String::new()]);
+    }
+
+    /// Ends the open attempt's row at `at` with what was observed.
+    fn close_attempt(&mut self, attempt: u32, at: Duration, observed: String) {
+        let from = self.open.take().map(|(_, from)| from).unwrap_or_default();
+        self.push(
+            format!("Attempt {attempt}"),
+            format!("{from}-{}", secs(at)),
+            observed,
+        );
+    }
+
+    /// The decision taken at the end of the last row.
+    fn decide(&mut self, decision: String) {
+        if let Some(row) = self.rows.last_mut() {
+            row[3] = decision;
+        }
+    }
+
+    /// Moves the last row's end to `at`, with what was observed instead.
+    fn stretch_last(&mut self, at: Duration, observed: String) {
+        if let Some(row) = self.rows.last_mut() {
+            row[1] = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(at));
+            row[2] = observed;
+        }
+    }
+
+    /// The rows as a Markdown table with aligned columns.
+    fn grid(&self) -> String {
+        let headers = ["Step", "Elapsed", "Observed", "Decision"];
+        let mut widths = headers.map(str::len);
+        for row in &self.rows {
+            for (w, cell) in widths.iter_mut().zip(row) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let line = |cells: [&str; 4]| {
+            let mut s = String::from("|");
+            for (cell, w) in cells.iter().zip(widths) {
+                s.push_str(&format!(" {cell:<w$} |"));
+            }
+            s.push('\n');
+            s
+        };
+        let mut out = line(headers);
+        out.push_str(&line(
+            widths.map(|w| "-".repeat(w)).each_ref().map(String::as_str),
+        ));
+        for row in &self.rows {
+            out.push_str(&line(row.each_ref().map(String::as_str)));
+        }
+        out
+    }
+}
+
+/// A duration in seconds, to at most three decimals.
+fn secs(d: Duration) -> String {
+    trim(d.as_secs_f64())
+}
+
+fn trim(x: f64) -> String {
+    let s = format!("{x:.3}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}

@@ -1,0 +1,32 @@
+//! The pure model of a finite retry budget for one rate-limited HTTP read.
+//!
+//! A screen loads a list with a `GET`; the service may answer `429 Too Many Requests`, perhaps
+//! with a `Retry-After`. This crate decides **wait, try again or stop** under a finite
+//! [`Policy`]: a total budget from the first attempt's start, a maximum number of attempts, a
+//! per-attempt cap reserved before every start, and waits that never shorten the server's delay.
+//!
+//! Everything here is pure by construction: the crate depends on no browser crate, reads no
+//! clock and does no I/O. A driver feeds an [`Action`] what happened and when, and performs the
+//! [`Decision`] it returns. [`simulate`](simulate::simulate) is such a driver for scripted
+//! [`Scenario`](scenario::Scenario)s; the browser module (`retry-budget`) is another. Each run
+//! ends in one [`Report`](report::Report), whose JSON view ([`report::Report::to_json`]) is what
+//! the replay command prints and what the JavaScript API returns.
+//!
+//! The model only ever retries reads: a write needs an operation identity and a recovery
+//! contract that a waiting budget cannot provide.
+
+pub mod action;
+pub mod expect;
+pub mod http_date;
+pub mod json;
+pub mod policy;
+pub mod report;
+pub mod retry_after;
+pub mod scenario;
+pub mod simulate;
+pub mod utc;
+mod visible;
+
+pub use action::{Action, Decision, Event, Outcome, ReceiptClock, Response, TransportError};
+pub use policy::{Policy, PolicyError, StatusSet};
+pub use retry_after::RetryAfter;
