@@ -3,10 +3,12 @@
 //! crate for the routes and the log format.
 
 mod app;
+mod body;
 mod catalog;
 mod cli;
 mod faults;
 mod log;
+mod palettes;
 mod serve;
 mod shift;
 
