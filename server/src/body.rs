@@ -26,8 +26,11 @@ const ENDLESS_TICK: Duration = Duration::from_millis(200);
 
 /// A body that sends a first chunk, then, when its timer fires, does what its [`Sequel`] says.
 pub struct FaultBody {
+    /// What is sent first, at once; `None` once sent.
     first_chunk: Option<Bytes>,
+    /// When the sequel comes next.
     timer: Pin<Box<Sleep>>,
+    /// What comes after the first chunk.
     sequel: Sequel,
 }
 
@@ -37,7 +40,12 @@ enum Sequel {
     Fail,
     /// Sends a space, starts the timer again, and so on forever; when the body is dropped (the
     /// client went away), the request's log entry says so.
-    Trickle { app: Arc<AppState>, seq: u64 },
+    Trickle {
+        /// Where request `seq` is logged.
+        app: Arc<AppState>,
+        /// The request whose body it is.
+        seq: u64,
+    },
     /// Resets the connection; nothing more is written.
     Reset(Option<Connection>),
 }
@@ -67,6 +75,7 @@ impl FaultBody {
         FaultBody::new(DRIFT, SETTLE, Sequel::Reset(connection))
     }
 
+    /// A body that sends `first_chunk`, then, after `wait`, its `sequel`.
     fn new(first_chunk: &'static [u8], wait: Duration, sequel: Sequel) -> FaultBody {
         FaultBody {
             first_chunk: Some(Bytes::from_static(first_chunk)),

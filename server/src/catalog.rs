@@ -21,6 +21,7 @@ pub const COLLECTION: &str = "coast";
 /// Every loaded scenario, by name.
 #[derive(Debug, Default)]
 pub struct Catalog {
+    /// Every scenario served (fixture and faulted), by name.
     scenarios: BTreeMap<String, Loaded>,
     /// Each fixture file and its scenario objects as written, in file order (for `/scenarios`).
     documents: Vec<(String, Vec<Value>)>,
@@ -63,9 +64,13 @@ impl FaultInfo {
 /// A faulted scenario, checked and ready to add: its name, what it serves, and how
 /// `/scenarios` lists it.
 struct FaultedScenario {
+    /// The name it is served under.
     name: String,
+    /// Its base's responses, with the faults on them.
     loaded: Loaded,
+    /// The scenario object `/scenarios` lists for it.
     object: Value,
+    /// What it injects, for `/scenarios`.
     info: FaultInfo,
 }
 
@@ -108,8 +113,11 @@ pub struct Prepared {
 pub enum PreparedReply {
     /// Status, headers as scripted (values still raw text, already checked to be valid), body.
     Http {
+        /// The status, a final one.
         status: StatusCode,
+        /// The headers in scripted order; each name and value can be sent.
         headers: Vec<(HeaderName, String)>,
+        /// The body, encoded as JSON, if scripted.
         body: Option<Vec<u8>>,
     },
     /// Drop the connection without a response.
@@ -349,6 +357,7 @@ impl Catalog {
     }
 }
 
+/// A scenario ready to add: its name, its responses and its wall clock at elapsed zero.
 type PreparedScenario = (String, Vec<Prepared>, Option<UtcTime>);
 
 /// Puts `fault_at` on its response of `loaded` (a copy of scenario `base`), or says why that

@@ -107,13 +107,18 @@ impl Outcome {
 /// The log, and the server's start time that its `*_ms` fields count from.
 #[derive(Debug)]
 pub struct RequestLog {
+    /// The server's start.
     started: Instant,
+    /// The entries, and the last number given.
     inner: Mutex<Inner>,
 }
 
+/// The log's contents.
 #[derive(Debug, Default)]
 struct Inner {
+    /// The number of the last entry pushed (0 before the first).
     next_seq: u64,
+    /// The entries kept, in arrival order.
     entries: Vec<Entry>,
 }
 
@@ -178,6 +183,7 @@ impl RequestLog {
         count
     }
 
+    /// The contents, locked.
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic elsewhere cannot leave an entry half-written; keep serving.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)

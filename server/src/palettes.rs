@@ -125,25 +125,37 @@ fn arrival_entry(
 enum Admission<'a> {
     /// A 4xx with its message; no scripted response is taken.
     Refused {
+        /// The 4xx status.
         status: StatusCode,
+        /// What is wrong, for the client and the log.
         message: String,
+        /// `run=R scenario=S`, for the stderr line.
         who: String,
     },
     /// The browser's own resend of the request of `run` whose connection was just reset
     /// (`attempt`): reset as well, at once, without taking a scripted response (the driver sent
     /// one request, not two).
-    Resend { run: String, attempt: u32 },
+    Resend {
+        /// The run whose request was reset.
+        run: String,
+        /// The attempt that was reset.
+        attempt: u32,
+    },
     /// The run's next scripted response.
     Scripted(Ticket<'a>),
 }
 
 /// A request that takes scripted response `attempt` of its run.
 struct Ticket<'a> {
+    /// The run.
     run: String,
+    /// Which of the run's scripted responses, 1-based.
     attempt: u32,
     /// `run=R scenario=S attempt=K`, for the stderr line.
     who: String,
+    /// The run's scenario.
     loaded: &'a Loaded,
+    /// The scripted response taken.
     prepared: &'a Prepared,
     /// When the run's first request arrived: the live "elapsed zero" of the run.
     first_arrival: Instant,
@@ -315,22 +327,30 @@ async fn wait(app: &AppState, admission: &Admission<'_>, arrival: Instant) {
 enum Answer<'a> {
     /// A `text/plain` 4xx.
     Refused {
+        /// The 4xx status.
         status: StatusCode,
+        /// What is wrong.
         message: &'a str,
+        /// `run=R scenario=S`, for the stderr line.
         who: &'a str,
     },
     /// A TCP reset before any byte of a response (the `reset` fault, or its resend), to be
     /// recognised when it comes again for `attempt` of `run`; `note` is for the stderr line.
     Reset {
+        /// The run whose request is reset.
         run: &'a str,
+        /// The attempt reset (or repeated by the resend).
         attempt: u32,
+        /// What the stderr line says of it.
         note: String,
     },
     /// `302 Found` to the same URI with `&redirected=K` (the `redirect` fault).
     Redirect(&'a Ticket<'a>),
     /// A first chunk, then the connection fails (a scripted `transport_error`, named `word`).
     Cut {
+        /// The request.
         ticket: &'a Ticket<'a>,
+        /// The scripted word for the error.
         word: &'a str,
     },
     /// The scripted status and headers and a body.
@@ -339,9 +359,13 @@ enum Answer<'a> {
 
 /// A scripted HTTP response as it goes out.
 struct Scripted<'a> {
+    /// The request.
     ticket: &'a Ticket<'a>,
+    /// The scripted status.
     status: StatusCode,
+    /// The scripted headers.
     headers: &'a [(HeaderName, String)],
+    /// The body.
     payload: Payload<'a>,
     /// What the response goes out without.
     withheld: Withheld,
@@ -616,8 +640,11 @@ async fn reset(
 /// request's future was dropped: an aborted fetch or a closed page), it logs that the client
 /// went away.
 pub struct InFlight {
+    /// Where the request is logged.
     app: Arc<AppState>,
+    /// Its log entry.
     seq: u64,
+    /// Whether its response was marked sent.
     sent: bool,
 }
 

@@ -28,9 +28,12 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 #[derive(Clone, Debug, Default)]
 pub struct Connection(Arc<ConnectionInner>);
 
+/// A connection's reset request, shared by its requests and its task.
 #[derive(Debug, Default)]
 struct ConnectionInner {
+    /// Whether a reset was asked for.
     reset: AtomicBool,
+    /// Wakes the connection's task when it is.
     wake: Notify,
 }
 
