@@ -248,7 +248,7 @@ async fn away(
         .filter(|p: &f64| p.is_finite())
         .unwrap_or(0.0);
     let held = hold(&app, &run, attempt, plus_ms).await;
-    let mut response = page(&away_page.0).await;
+    let mut response = read_page(&away_page.0).await;
     response.extensions_mut().insert(LogNote(format!(
         "run={run} attempt={attempt} plus_ms={plus_ms} {held}"
     )));
@@ -261,7 +261,7 @@ async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> &'static
     if run.is_empty() {
         return "no run to wait for";
     }
-    let Some(due) = due_time(app, run, attempt).await else {
+    let Some(due) = wait_for_due(app, run, attempt).await else {
         return "timed out waiting for the run";
     };
     let offset = Duration::try_from_secs_f64(plus_ms.abs() / 1000.0).unwrap_or(Duration::MAX);
@@ -280,7 +280,7 @@ async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> &'static
 
 /// When attempt `attempt` of `run` is due to be sent, once it is announced within
 /// [`AWAY_WAIT`].
-async fn due_time(app: &AppState, run: &str, attempt: u32) -> Option<Instant> {
+async fn wait_for_due(app: &AppState, run: &str, attempt: u32) -> Option<Instant> {
     let mut changed = app.sends_changed.subscribe();
     let deadline = tokio::time::Instant::now() + AWAY_WAIT;
     loop {
@@ -297,7 +297,7 @@ async fn due_time(app: &AppState, run: &str, attempt: u32) -> Option<Instant> {
 }
 
 /// The page at `path` as HTML, or a 404 naming it.
-async fn page(path: &Path) -> Response {
+async fn read_page(path: &Path) -> Response {
     match tokio::fs::read(path).await {
         Ok(bytes) => (
             StatusCode::OK,

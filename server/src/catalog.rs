@@ -131,7 +131,7 @@ impl Catalog {
         let mut catalog = Catalog::default();
         let mut problems = Vec::new();
         let mut loaded_files = Vec::new();
-        for path in &fixture_files(dir)? {
+        for path in &list_fixture_files(dir)? {
             let file = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
@@ -395,7 +395,7 @@ fn put_fault(loaded: &mut Loaded, fault_at: FaultAt, base: &str) -> Result<(), S
 }
 
 /// The `*.json` files of the fixtures folder `dir`, in name order.
-fn fixture_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, Vec<String>> {
+fn list_fixture_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, Vec<String>> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
         vec![format!(
             "cannot read the fixtures folder {}: {e}",
@@ -413,7 +413,7 @@ fn fixture_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, Vec<String>> {
 
 /// Checks that a scenario the model accepts can also be served, and encodes it.
 fn prepare(scenario: Scenario) -> Result<PreparedScenario, String> {
-    let receipts = receipts(&scenario)?;
+    let receipts = simulate_receipts(&scenario)?;
     let mut responses = Vec::with_capacity(scenario.responses.len());
     for (i, scripted) in scenario.responses.iter().enumerate() {
         let attempt = u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1);
@@ -433,7 +433,7 @@ fn prepare(scenario: Scenario) -> Result<PreparedScenario, String> {
 
 /// The model's receipt time of each attempt its own run of `scenario` reaches. The model
 /// rejects a scenario that runs out of responses.
-fn receipts(scenario: &Scenario) -> Result<BTreeMap<u32, Duration>, String> {
+fn simulate_receipts(scenario: &Scenario) -> Result<BTreeMap<u32, Duration>, String> {
     let report = simulate(scenario).map_err(|e| e.to_string())?;
     let mut receipts = BTreeMap::new();
     for event in &report.events {
@@ -472,8 +472,7 @@ fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, S
     let headers = headers
         .iter()
         .map(|(key, value)| {
-            sendable_header(key, value)
-                .map_err(|message| problem(&format!("headers.{key}"), message))
+            check_header(key, value).map_err(|message| problem(&format!("headers.{key}"), message))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let body = body
@@ -489,7 +488,7 @@ fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, S
 }
 
 /// A scripted header as it will be sent, or why it cannot be.
-fn sendable_header(key: &str, value: &str) -> Result<(HeaderName, String), &'static str> {
+fn check_header(key: &str, value: &str) -> Result<(HeaderName, String), &'static str> {
     let name =
         HeaderName::from_bytes(key.as_bytes()).map_err(|_| "not a valid HTTP header name")?;
     HeaderValue::from_str(value)

@@ -229,7 +229,7 @@ fn take_next<'a>(
     params: &Params,
     arrival: Instant,
 ) -> Result<Ticket<'a>, Refusal> {
-    let (name, loaded) = scenario_named(app, params)?;
+    let (name, loaded) = find_scenario(app, params)?;
     let Some(run) = params.run.as_deref() else {
         return Err((
             StatusCode::BAD_REQUEST,
@@ -277,7 +277,7 @@ fn take_next<'a>(
 }
 
 /// The collection and the scenario the request names, checked.
-fn scenario_named<'a, 'p>(
+fn find_scenario<'a, 'p>(
     app: &'a AppState,
     params: &'p Params,
 ) -> Result<(&'p str, &'a Loaded), Refusal> {
@@ -435,13 +435,13 @@ impl<'a> Answer<'a> {
             status,
             headers,
             payload,
-            withheld: withheld(fault, ticket.loaded),
+            withheld: withhold(fault, ticket.loaded),
         })
     }
 }
 
 /// What a scripted HTTP response of `loaded` with `fault` goes out without.
-fn withheld(fault: Option<Fault>, loaded: &Loaded) -> Withheld {
+fn withhold(fault: Option<Fault>, loaded: &Loaded) -> Withheld {
     Withheld {
         allow_origin: fault == Some(Fault::OmitCors),
         expose_headers: matches!(fault, Some(Fault::OmitCors | Fault::OmitExpose)),
@@ -468,7 +468,7 @@ async fn respond(
             status,
             message,
             who,
-        } => refused(status, message, who, now),
+        } => refuse(status, message, who, now),
         Answer::Redirect(ticket) => redirect(uri, ticket, now),
         Answer::Cut { ticket, word } => cut_short(ticket, word),
         Answer::Scripted(scripted) => scripted.reply(&in_flight, connection, now),
@@ -482,7 +482,7 @@ async fn respond(
 type Reply = (Response, Outcome, String);
 
 /// A rejection: `status` with its message as text.
-fn refused(status: StatusCode, message: &str, who: &str, now: Moment) -> Reply {
+fn refuse(status: StatusCode, message: &str, who: &str, now: Moment) -> Reply {
     let mut response = plain(status, message.to_string());
     let outcome = Outcome {
         error: Some(message.to_string()),
@@ -541,7 +541,7 @@ impl Scripted<'_> {
         let mut response = Response::new(body);
         *response.status_mut() = self.status;
         let out = response.headers_mut();
-        let retry_after = scripted_headers(out, self.headers, ticket, now.wall);
+        let retry_after = write_scripted_headers(out, self.headers, ticket, now.wall);
         let scripted_body = matches!(
             &ticket.prepared.reply,
             PreparedReply::Http { body: Some(_), .. }
@@ -570,7 +570,7 @@ impl Scripted<'_> {
 /// Writes the scripted headers into `out`, one field line each, except `Date` (the real one is
 /// the clock evidence for a `Retry-After` date) and with each `Retry-After` date moved onto the
 /// real clock; returns the `Retry-After` values sent.
-fn scripted_headers(
+fn write_scripted_headers(
     out: &mut HeaderMap,
     headers: &[(HeaderName, String)],
     ticket: &Ticket<'_>,
