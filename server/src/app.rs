@@ -1,12 +1,10 @@
 //! Routes: the scripted `/palettes` service, the request log, and the static files.
 
 use std::collections::HashMap;
-use std::future::Future as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::{Instant, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
-use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{OriginalUri, Query, Request, State};
 use axum::handler::HandlerWithoutStateExt;
@@ -19,17 +17,18 @@ use percent_encoding::percent_decode_str;
 use tokio::sync::watch;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::catalog::{Catalog, Loaded, PreparedReply, COLLECTION};
-use crate::faults::{Fault, RESEND_WINDOW};
-use crate::log::{unix_ms, Entry, RequestLog, Sent};
-use crate::serve::Connection;
-use crate::shift::{shift_retry_after, unix_secs};
+use crate::catalog::Catalog;
+use crate::faults::RESEND_WINDOW;
+use crate::log::{Moment, Params, RequestLog};
+use crate::palettes::{log_no_content, palettes, preflight};
 
 /// Shared by every request.
 #[derive(Debug)]
 pub struct AppState {
-    catalog: Catalog,
-    runs: Mutex<HashMap<String, RunState>>,
+    /// The scenarios served.
+    pub(crate) catalog: Catalog,
+    /// Every run so far, by run id.
+    pub(crate) runs: Mutex<HashMap<String, RunState>>,
     /// The `/palettes` request log.
     pub log: RequestLog,
     /// The Content-Security-Policy sent with every response: the page's policy, with the
@@ -46,13 +45,13 @@ pub struct AppState {
 
 /// Where one run is.
 #[derive(Debug)]
-struct RunState {
+pub(crate) struct RunState {
     /// The scenario the run's first request named; a run never changes scenario.
-    scenario: String,
+    pub(crate) scenario: String,
     /// How many scripted responses the run has been given (the next one's index).
-    next: usize,
+    pub(crate) next: usize,
     /// When its first request arrived: the live "elapsed zero" of the run.
-    first_arrival: Instant,
+    pub(crate) first_arrival: Instant,
 }
 
 impl AppState {
@@ -71,7 +70,8 @@ impl AppState {
         }
     }
 
-    fn note_reset(&self, run: &str, attempt: u32, at: Instant) {
+    /// Remembers that attempt `attempt` of `run` was reset at `at`.
+    pub(crate) fn note_reset(&self, run: &str, attempt: u32, at: Instant) {
         self.resets
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -79,13 +79,14 @@ impl AppState {
     }
 
     /// The attempt whose reset `arrival` follows closely enough to be the browser's resend.
-    fn resend_of(&self, run: &str, arrival: Instant) -> Option<u32> {
+    pub(crate) fn resend_of(&self, run: &str, arrival: Instant) -> Option<u32> {
         let resets = self.resets.lock().unwrap_or_else(PoisonError::into_inner);
         let (at, attempt) = resets.get(run)?;
         (arrival.saturating_duration_since(*at) <= RESEND_WINDOW).then_some(*attempt)
     }
 
-    fn record_send(&self, run: &str, attempt: u32, at: Instant) {
+    /// Announces, for `/away`, that attempt `attempt` of `run` is due to be sent at `at`.
+    pub(crate) fn record_send(&self, run: &str, attempt: u32, at: Instant) {
         self.sends
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -93,12 +94,21 @@ impl AppState {
         self.sends_changed.send_modify(|n| *n = n.wrapping_add(1));
     }
 
+    /// When attempt `attempt` of `run` is due to be sent, once announced.
     fn send_time(&self, run: &str, attempt: u32) -> Option<Instant> {
         self.sends
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&(run.to_string(), attempt))
             .copied()
+    }
+
+    /// Logs that the client of request `seq` went away (`what` says how): in its log entry and
+    /// on stderr.
+    pub(crate) fn client_gone(&self, seq: u64, what: &str) {
+        let gone = self.log.ms(Instant::now());
+        self.log.update(seq, |e| e.client_gone_ms = Some(gone));
+        eprintln!("fixture-server: {gone:>10.1} ms  request #{seq} {what}");
     }
 }
 
@@ -120,158 +130,13 @@ fn page_csp(origins: &[String]) -> HeaderValue {
         .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'"))
 }
 
-/// The body of a scripted `transport_error`: a first chunk, then a failure, so the connection
-/// ends in the middle of the response.
-///
-/// Not a connection closed before any byte: a browser silently resends a GET whose reused
-/// keep-alive connection closed that way (seen in Chromium), and the log would show a request
-/// the driver never sent. A body cut short fails the fetch with a network error that nothing
-/// resends.
-struct BrokenBody {
-    first_chunk: Option<axum::body::Bytes>,
-    /// The failure waits a moment, so the first chunk is on the wire before the connection
-    /// ends (hyper would otherwise drop the buffered chunk with the connection).
-    fail_after: std::pin::Pin<Box<tokio::time::Sleep>>,
-}
-
-impl BrokenBody {
-    fn new() -> Self {
-        BrokenBody {
-            first_chunk: Some(axum::body::Bytes::from_static(b"[\"sea glass\", \"drift")),
-            fail_after: Box::pin(tokio::time::sleep(std::time::Duration::from_millis(50))),
-        }
-    }
-}
-
-impl axum::body::HttpBody for BrokenBody {
-    type Data = axum::body::Bytes;
-    type Error = std::io::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        if let Some(chunk) = self.first_chunk.take() {
-            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
-        }
-        std::task::ready!(self.fail_after.as_mut().poll(cx));
-        std::task::Poll::Ready(Some(Err(std::io::Error::other(
-            "scripted transport_error: the response is cut short",
-        ))))
-    }
-}
-
-/// The body of the `endless_body` fault: a first piece of JSON, then a space every
-/// [`ENDLESS_TICK`], forever. It ends only when the client goes away (its abort closes the
-/// connection, and the next write fails), which it records in the log.
-struct EndlessBody {
-    first_chunk: Option<axum::body::Bytes>,
-    tick: std::pin::Pin<Box<tokio::time::Sleep>>,
-    app: Arc<AppState>,
-    seq: u64,
-}
-
-/// How often a body that never finishes sends one more byte.
-const ENDLESS_TICK: std::time::Duration = std::time::Duration::from_millis(200);
-
-impl EndlessBody {
-    fn new(app: Arc<AppState>, seq: u64) -> Self {
-        EndlessBody {
-            first_chunk: Some(axum::body::Bytes::from_static(b"[\"sea glass\", ")),
-            tick: Box::pin(tokio::time::sleep(ENDLESS_TICK)),
-            app,
-            seq,
-        }
-    }
-}
-
-impl axum::body::HttpBody for EndlessBody {
-    type Data = axum::body::Bytes;
-    type Error = std::io::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        if let Some(chunk) = self.first_chunk.take() {
-            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
-        }
-        std::task::ready!(self.tick.as_mut().poll(cx));
-        let next = tokio::time::Instant::now() + ENDLESS_TICK;
-        self.tick.as_mut().reset(next);
-        std::task::Poll::Ready(Some(Ok(http_body::Frame::data(
-            axum::body::Bytes::from_static(b" "),
-        ))))
-    }
-}
-
-impl Drop for EndlessBody {
-    fn drop(&mut self) {
-        let gone = self.app.log.ms(Instant::now());
-        self.app
-            .log
-            .update(self.seq, |e| e.client_gone_ms = Some(gone));
-        eprintln!(
-            "fixture-server: {gone:>10.1} ms  request #{} abandoned its endless body",
-            self.seq
-        );
-    }
-}
-
-/// The body of the `reset_mid_body` fault: a first chunk, then, once it is on the wire, a
-/// reset of the connection (the body never completes, and nothing more is written).
-struct ResettingBody {
-    first_chunk: Option<axum::body::Bytes>,
-    reset_after: std::pin::Pin<Box<tokio::time::Sleep>>,
-    connection: Option<Connection>,
-}
-
-impl axum::body::HttpBody for ResettingBody {
-    type Data = axum::body::Bytes;
-    type Error = std::io::Error;
-
-    fn poll_frame(
-        mut self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
-        if let Some(chunk) = self.first_chunk.take() {
-            return std::task::Poll::Ready(Some(Ok(http_body::Frame::data(chunk))));
-        }
-        std::task::ready!(self.reset_after.as_mut().poll(cx));
-        match &self.connection {
-            // The connection task drops this body with the connection; until then (it may be
-            // polled again first), nothing more: an error here would close it with a FIN.
-            Some(connection) => {
-                connection.reset();
-                std::task::Poll::Pending
-            }
-            None => std::task::Poll::Ready(Some(Err(std::io::Error::other(
-                "scripted reset_mid_body without a connection handle",
-            )))),
-        }
-    }
-}
-
-/// Marks a `/palettes` response that goes out with less CORS than usual.
-#[derive(Clone, Copy, Debug)]
-enum CorsFault {
-    /// No `Access-Control-Allow-Origin`, no `Access-Control-Expose-Headers`.
-    OmitAll,
-    /// No `Access-Control-Expose-Headers`.
-    OmitExpose,
-}
-
 /// Extra words for the stderr access-log line of a request.
 #[derive(Clone, Debug)]
 pub struct LogNote(pub String);
 
 /// Every route, serving the repository at `root`, and each of `mounts` (a URL path prefix and
 /// a folder relative to the root) as a folder of its own.
-pub fn router(
-    state: Arc<AppState>,
-    root: &Path,
-    mounts: &[(String, std::path::PathBuf)],
-) -> Router {
+pub fn router(state: Arc<AppState>, root: &Path, mounts: &[(String, PathBuf)]) -> Router {
     let www = root.join("www");
     let palettes = Router::new()
         .route("/palettes", get(palettes).options(preflight))
@@ -308,439 +173,6 @@ pub fn router(
             state,
             add_common_headers,
         ))
-}
-
-/// `GET /palettes?collection=coast&scenario=NAME&run=RUN`: the run's next scripted response,
-/// after its scripted duration.
-async fn palettes(
-    State(app): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    request_headers: HeaderMap,
-    connection: Option<axum::Extension<Connection>>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Response {
-    let arrival = Instant::now();
-    let arrival_wall = SystemTime::now();
-    let params = query.as_ref().map(|q| &q.0);
-    let param = |key: &str| {
-        params
-            .ok()
-            .and_then(|p| p.get(key))
-            .filter(|v| !v.is_empty())
-            .cloned()
-    };
-    let mut entry = Entry {
-        seq: 0,
-        method: method.to_string(),
-        uri: uri.to_string(),
-        run: param("run"),
-        scenario: param("scenario"),
-        collection: param("collection"),
-        attempt: None,
-        arrival_ms: app.log.ms(arrival),
-        arrival_unix_ms: unix_ms(arrival_wall),
-        status: None,
-        error: None,
-        sent_ms: None,
-        sent_unix_ms: None,
-        date: None,
-        retry_after: None,
-        client_gone_ms: None,
-        fault: None,
-        origin: origin_of(&request_headers),
-    };
-    // The browser's own resend of a request whose connection was just reset: reset it too,
-    // without taking a scripted response (the driver sent one request, not two).
-    let resend = entry
-        .run
-        .as_deref()
-        .and_then(|run| app.resend_of(run, arrival));
-    if let (Some(attempt), Some(axum::Extension(connection))) = (resend, connection.as_ref()) {
-        let now = Instant::now();
-        let wall = SystemTime::now();
-        entry.attempt = Some(attempt);
-        entry.fault = Some("reset_resend");
-        entry.status = Some(Sent::Word("reset"));
-        entry.sent_ms = Some(app.log.ms(now));
-        entry.sent_unix_ms = Some(unix_ms(wall));
-        let run = entry.run.clone().unwrap_or_default();
-        let seq = app.log.push(entry);
-        app.note_reset(&run, attempt, now);
-        eprintln!(
-            "fixture-server: {:>10.1} ms  request #{seq}: run={run} a resend of reset attempt \
-             {attempt}, reset as well",
-            app.log.ms(now)
-        );
-        connection.reset();
-        // The connection task drops this request with the connection.
-        return std::future::pending::<Response>().await;
-    }
-    let admitted = match &query {
-        Err(rejection) => Err((
-            StatusCode::BAD_REQUEST,
-            format!("malformed query string: {}", rejection.body_text()),
-        )),
-        Ok(_) => admit(&app, &entry, arrival),
-    };
-    let (index, loaded, first_arrival) = match admitted {
-        Ok(admitted) => admitted,
-        Err((status, message)) => {
-            let note = LogNote(format!(
-                "run={} scenario={} rejected: {message}",
-                entry.run.as_deref().unwrap_or("-"),
-                entry.scenario.as_deref().unwrap_or("-"),
-            ));
-            let sent = SystemTime::now();
-            entry.status = Some(Sent::Status(status.as_u16()));
-            entry.error = Some(message.clone());
-            entry.sent_ms = Some(app.log.ms(Instant::now()));
-            entry.sent_unix_ms = Some(unix_ms(sent));
-            entry.date = Some(httpdate::fmt_http_date(sent));
-            app.log.push(entry);
-            let mut response = plain(status, message);
-            set_date(response.headers_mut(), sent);
-            response.extensions_mut().insert(note);
-            return response;
-        }
-    };
-    let attempt = u32::try_from(index).unwrap_or(u32::MAX).saturating_add(1);
-    let note = LogNote(format!(
-        "run={} scenario={} attempt={attempt}",
-        entry.run.as_deref().unwrap_or("-"),
-        entry.scenario.as_deref().unwrap_or("-"),
-    ));
-    entry.attempt = Some(attempt);
-    let Some(prepared) = loaded.responses.get(index) else {
-        // admit() checked the index; answer rather than panic if that ever changes.
-        return plain(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "no scripted response".into(),
-        );
-    };
-    entry.fault = prepared.fault.map(Fault::as_str);
-    let run = entry.run.clone().unwrap_or_default();
-    let seq = app.log.push(entry);
-    app.record_send(&run, attempt, arrival + prepared.duration);
-    let mut in_flight = InFlight {
-        app: &app,
-        seq,
-        done: false,
-    };
-    tokio::time::sleep(prepared.duration).await;
-
-    match prepared.fault {
-        Some(Fault::Reset) => {
-            if let Some(axum::Extension(connection)) = connection {
-                let now = Instant::now();
-                let wall = SystemTime::now();
-                app.log.update(seq, |e| {
-                    e.status = Some(Sent::Word("reset"));
-                    e.sent_ms = Some(app.log.ms(now));
-                    e.sent_unix_ms = Some(unix_ms(wall));
-                });
-                in_flight.done = true;
-                app.note_reset(&run, attempt, now);
-                eprintln!(
-                    "fixture-server: {:>10.1} ms  request #{seq}: {} reset (TCP RST, no response)",
-                    app.log.ms(now),
-                    note.0
-                );
-                connection.reset();
-                // The connection task drops this request with the connection.
-                return std::future::pending::<Response>().await;
-            }
-            // Not reachable through `serve`, which gives every request its connection.
-            return plain(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "the reset fault needs the connection".into(),
-            );
-        }
-        Some(Fault::Redirect) => {
-            let location = format!("{uri}&redirected={attempt}");
-            let now = SystemTime::now();
-            let mut response = StatusCode::FOUND.into_response();
-            if let Ok(value) = HeaderValue::from_str(&location) {
-                response.headers_mut().insert(header::LOCATION, value);
-            }
-            let date = set_date(response.headers_mut(), now);
-            let sent_at = Instant::now();
-            app.log.update(seq, |e| {
-                e.status = Some(Sent::Status(StatusCode::FOUND.as_u16()));
-                e.sent_ms = Some(app.log.ms(sent_at));
-                e.sent_unix_ms = Some(unix_ms(now));
-                e.date = Some(date);
-            });
-            in_flight.done = true;
-            response
-                .extensions_mut()
-                .insert(LogNote(format!("{} redirect -> {location}", note.0)));
-            return response;
-        }
-        _ => {}
-    }
-
-    let mut response = match &prepared.reply {
-        PreparedReply::TransportError(word) => {
-            let mut response = Response::new(Body::new(BrokenBody::new()));
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-                .extensions_mut()
-                .insert(LogNote(format!("{} transport_error={word}", note.0)));
-            let now = Instant::now();
-            let wall = SystemTime::now();
-            app.log.update(seq, |e| {
-                e.status = Some(Sent::Word("transport_error"));
-                e.sent_ms = Some(app.log.ms(now));
-                e.sent_unix_ms = Some(unix_ms(wall));
-            });
-            in_flight.done = true;
-            return response;
-        }
-        PreparedReply::Http {
-            status,
-            headers,
-            body,
-        } => {
-            let mut response = if prepared.fault == Some(Fault::EndlessBody) {
-                Response::new(Body::new(EndlessBody::new(Arc::clone(&app), seq)))
-            } else if prepared.fault == Some(Fault::ResetMidBody) {
-                Response::new(Body::new(ResettingBody {
-                    first_chunk: Some(axum::body::Bytes::from_static(b"[\"sea glass\", \"drift")),
-                    reset_after: Box::pin(tokio::time::sleep(std::time::Duration::from_millis(50))),
-                    connection: connection.as_ref().map(|c| c.0.clone()),
-                }))
-            } else {
-                Response::new(body.clone().map_or_else(Body::empty, Body::from))
-            };
-            *response.status_mut() = *status;
-            let now = SystemTime::now();
-            let date_secs = unix_secs(now);
-            let mut sent_retry_after: Vec<String> = Vec::new();
-            let out = response.headers_mut();
-            for (name, raw) in headers {
-                if name == header::DATE {
-                    // The real Date is the clock evidence for a Retry-After date: never scripted.
-                    continue;
-                }
-                let value = if name == header::RETRY_AFTER {
-                    let receipt = prepared
-                        .scripted_receipt
-                        .unwrap_or_else(|| first_arrival.elapsed());
-                    let value =
-                        shift_retry_after(raw, loaded.wall_clock_at_start, receipt, date_secs)
-                            .unwrap_or_else(|| raw.clone());
-                    sent_retry_after.push(value.clone());
-                    value
-                } else {
-                    raw.clone()
-                };
-                if let Ok(value) = HeaderValue::from_str(&value) {
-                    out.append(name.clone(), value);
-                }
-            }
-            if body.is_some() && !out.contains_key(header::CONTENT_TYPE) {
-                out.insert(
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                );
-            }
-            // A scenario without a wall clock stands for "no usable clock evidence": the
-            // faithful live form of that is a response with no Date at all.
-            let date = if loaded.wall_clock_at_start.is_some() {
-                Some(set_date(out, now))
-            } else {
-                response.extensions_mut().insert(NoDate);
-                None
-            };
-            match prepared.fault {
-                Some(Fault::OmitCors) => {
-                    response.extensions_mut().insert(CorsFault::OmitAll);
-                }
-                Some(Fault::OmitExpose) => {
-                    response.extensions_mut().insert(CorsFault::OmitExpose);
-                }
-                _ => {}
-            }
-            let sent_at = Instant::now();
-            let status = status.as_u16();
-            app.log.update(seq, |e| {
-                e.status = Some(Sent::Status(status));
-                e.sent_ms = Some(app.log.ms(sent_at));
-                e.sent_unix_ms = Some(unix_ms(now));
-                e.date = date;
-                e.retry_after = (!sent_retry_after.is_empty()).then(|| sent_retry_after.join(", "));
-            });
-            response
-        }
-    };
-    in_flight.done = true;
-    let note = match prepared.fault {
-        Some(fault) => LogNote(format!("{} fault={}", note.0, fault.as_str())),
-        None => note,
-    };
-    response.extensions_mut().insert(note);
-    response
-}
-
-/// The request's `Origin` header, if any.
-fn origin_of(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::ORIGIN)
-        .and_then(|v| v.to_str().ok())
-        .map(String::from)
-}
-
-type Admitted<'a> = (usize, &'a Loaded, Instant);
-
-/// Checks the parameters and takes the run's next response index.
-fn admit<'a>(
-    app: &'a AppState,
-    entry: &Entry,
-    arrival: Instant,
-) -> Result<Admitted<'a>, (StatusCode, String)> {
-    let known = || app.catalog.names().join(", ");
-    match entry.collection.as_deref() {
-        None => {
-            return Err((
-                StatusCode::NOT_FOUND,
-                format!("missing `collection` parameter; the only collection is \"{COLLECTION}\""),
-            ))
-        }
-        Some(COLLECTION) => {}
-        Some(other) => {
-            return Err((
-                StatusCode::NOT_FOUND,
-                format!("unknown collection \"{other}\"; the only collection is \"{COLLECTION}\""),
-            ))
-        }
-    }
-    let Some(name) = entry.scenario.as_deref() else {
-        return Err((
-            StatusCode::NOT_FOUND,
-            format!("missing `scenario` parameter; known scenarios: {}", known()),
-        ));
-    };
-    let Some(loaded) = app.catalog.get(name) else {
-        return Err((
-            StatusCode::NOT_FOUND,
-            format!("unknown scenario \"{name}\"; known scenarios: {}", known()),
-        ));
-    };
-    let Some(run) = entry.run.as_deref() else {
-        return Err((
-            StatusCode::BAD_REQUEST,
-            "missing `run` parameter: give every action its own run id, and each of its \
-             requests gets the scenario's next scripted response"
-                .into(),
-        ));
-    };
-    let mut runs = app.runs.lock().unwrap_or_else(PoisonError::into_inner);
-    let state = runs.entry(run.to_string()).or_insert_with(|| RunState {
-        scenario: name.to_string(),
-        next: 0,
-        first_arrival: arrival,
-    });
-    if state.scenario != name {
-        return Err((
-            StatusCode::CONFLICT,
-            format!(
-                "run {run} belongs to scenario {}, not {name}; use a new run id for each action",
-                state.scenario
-            ),
-        ));
-    }
-    let index = state.next;
-    let scripted = loaded.responses.len();
-    if index >= scripted {
-        return Err((
-            StatusCode::CONFLICT,
-            format!(
-                "run {run} of scenario {name} asked for response {} but only {scripted} are \
-                 scripted",
-                index.saturating_add(1)
-            ),
-        ));
-    }
-    state.next = index.saturating_add(1);
-    Ok((index, loaded, state.first_arrival))
-}
-
-/// Records, when a request's future is dropped before its response was sent, that the client
-/// went away (an aborted fetch or a closed page).
-struct InFlight<'a> {
-    app: &'a AppState,
-    seq: u64,
-    done: bool,
-}
-
-impl Drop for InFlight<'_> {
-    fn drop(&mut self) {
-        if self.done {
-            return;
-        }
-        let gone = self.app.log.ms(Instant::now());
-        self.app
-            .log
-            .update(self.seq, |e| e.client_gone_ms = Some(gone));
-        eprintln!(
-            "fixture-server: {gone:>10.1} ms  request #{} ended by the client before its response",
-            self.seq
-        );
-    }
-}
-
-/// `OPTIONS /palettes`: a CORS preflight. Logged, but it takes no scripted response.
-async fn preflight(
-    State(app): State<Arc<AppState>>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-) -> Response {
-    let now = Instant::now();
-    let wall = SystemTime::now();
-    let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
-    let param = |key: &str| query.get(key).filter(|v| !v.is_empty()).cloned();
-    app.log.push(Entry {
-        seq: 0,
-        method: method.to_string(),
-        uri: uri.to_string(),
-        run: param("run"),
-        scenario: param("scenario"),
-        collection: param("collection"),
-        attempt: None,
-        arrival_ms: app.log.ms(now),
-        arrival_unix_ms: unix_ms(wall),
-        status: Some(Sent::Status(StatusCode::NO_CONTENT.as_u16())),
-        error: None,
-        sent_ms: Some(app.log.ms(now)),
-        sent_unix_ms: Some(unix_ms(wall)),
-        date: Some(httpdate::fmt_http_date(wall)),
-        retry_after: None,
-        client_gone_ms: None,
-        fault: None,
-        origin: origin_of(&headers),
-    });
-    let mut response = StatusCode::NO_CONTENT.into_response();
-    let out = response.headers_mut();
-    out.insert(
-        header::ACCESS_CONTROL_ALLOW_METHODS,
-        HeaderValue::from_static("GET, OPTIONS"),
-    );
-    let requested = headers
-        .get(header::ACCESS_CONTROL_REQUEST_HEADERS)
-        .cloned()
-        .unwrap_or_else(|| HeaderValue::from_static("*"));
-    out.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, requested);
-    out.insert(
-        header::ACCESS_CONTROL_MAX_AGE,
-        HeaderValue::from_static("600"),
-    );
-    set_date(out, wall);
-    response
 }
 
 /// `GET /log[?run=RUN]`: the log entries as a JSON array.
@@ -782,47 +214,29 @@ async fn beacon(
     uri: Uri,
     headers: HeaderMap,
 ) -> Response {
-    let now = Instant::now();
-    let wall = SystemTime::now();
-    let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
-    app.log.push(Entry {
-        seq: 0,
-        method: method.to_string(),
-        uri: uri.to_string(),
-        run: query.get("run").filter(|v| !v.is_empty()).cloned(),
-        scenario: None,
-        collection: None,
-        attempt: None,
-        arrival_ms: app.log.ms(now),
-        arrival_unix_ms: unix_ms(wall),
-        status: Some(Sent::Status(StatusCode::NO_CONTENT.as_u16())),
-        error: None,
-        sent_ms: Some(app.log.ms(now)),
-        sent_unix_ms: Some(unix_ms(wall)),
-        date: Some(httpdate::fmt_http_date(wall)),
-        retry_after: None,
-        client_gone_ms: None,
-        fault: None,
-        origin: origin_of(&headers),
-    });
+    let only_run = |params: Params| Params {
+        run: params.run,
+        ..Params::default()
+    };
+    log_no_content(&app, (&method, &uri, &headers), only_run, Moment::now());
     StatusCode::NO_CONTENT.into_response()
 }
 
 /// How long `/away` waits for the run's request to arrive.
-const AWAY_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+const AWAY_WAIT: Duration = Duration::from_secs(10);
 
 /// `GET /away?run=RUN&attempt=K&plus_ms=X`: a page to navigate to (`server/pages/away.html`), held
 /// until X milliseconds (negative: before) the moment the server sends run RUN's K-th scripted
 /// response. A page that navigates here while its action runs leaves at the very moment that
 /// response arrives (X near 0), or when the wait after it ends (X near the wait). After
-/// [`AWAY_WAIT`] without that request, the page is sent anyway.
+/// [`AWAY_WAIT`] without that request, the page is sent anyway. Without a run, it is a plain
+/// page, sent at once: the Palette List's "another page" link.
 async fn away(
     State(app): State<Arc<AppState>>,
     uri: Uri,
     axum::extract::Extension(away_page): axum::extract::Extension<AwayPage>,
 ) -> Response {
     let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
-    // Without a run, it is a plain page: the Palette List's "another page" link.
     let run = query.get("run").cloned().unwrap_or_default();
     let attempt: u32 = query
         .get("attempt")
@@ -833,36 +247,58 @@ async fn away(
         .and_then(|p| p.parse().ok())
         .filter(|p: &f64| p.is_finite())
         .unwrap_or(0.0);
+    let held = hold(&app, &run, attempt, plus_ms).await;
+    let mut response = read_page(&away_page.0).await;
+    response.extensions_mut().insert(LogNote(format!(
+        "run={run} attempt={attempt} plus_ms={plus_ms} {held}"
+    )));
+    response
+}
+
+/// Waits until `plus_ms` after attempt `attempt` of `run` is due to be sent (at most
+/// [`AWAY_WAIT`] for it to be announced); says how the wait ended.
+async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> &'static str {
+    if run.is_empty() {
+        return "no run to wait for";
+    }
+    let Some(due) = wait_for_due(app, run, attempt).await else {
+        return "timed out waiting for the run";
+    };
+    let offset = Duration::try_from_secs_f64(plus_ms.abs() / 1000.0).unwrap_or(Duration::MAX);
+    let at = if plus_ms >= 0.0 {
+        due.checked_add(offset)
+    } else {
+        Some(due.checked_sub(offset).unwrap_or(due))
+    };
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        // Later than the clock can say: held for as long as the client waits.
+        None => std::future::pending().await,
+    }
+    "held"
+}
+
+/// When attempt `attempt` of `run` is due to be sent, once it is announced within
+/// [`AWAY_WAIT`].
+async fn wait_for_due(app: &AppState, run: &str, attempt: u32) -> Option<Instant> {
     let mut changed = app.sends_changed.subscribe();
     let deadline = tokio::time::Instant::now() + AWAY_WAIT;
-    let due = loop {
-        if run.is_empty() {
-            break None;
+    loop {
+        if let Some(due) = app.send_time(run, attempt) {
+            return Some(due);
         }
-        if let Some(due) = app.send_time(&run, attempt) {
-            break Some(due);
+        if !matches!(
+            tokio::time::timeout_at(deadline, changed.changed()).await,
+            Ok(Ok(()))
+        ) {
+            return None;
         }
-        match tokio::time::timeout_at(deadline, changed.changed()).await {
-            Ok(Ok(())) => {}
-            _ => break None,
-        }
-    };
-    let held = match due {
-        Some(due) => {
-            let offset = std::time::Duration::from_secs_f64(plus_ms.abs() / 1000.0);
-            let at = if plus_ms >= 0.0 {
-                due + offset
-            } else {
-                due.checked_sub(offset).unwrap_or(due)
-            };
-            tokio::time::sleep_until(at.into()).await;
-            "held"
-        }
-        None if run.is_empty() => "no run to wait for",
-        None => "timed out waiting for the run",
-    };
-    let page = tokio::fs::read(&away_page.0).await;
-    let mut response = match page {
+    }
+}
+
+/// The page at `path` as HTML, or a 404 naming it.
+async fn read_page(path: &Path) -> Response {
+    match tokio::fs::read(path).await {
         Ok(bytes) => (
             StatusCode::OK,
             [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
@@ -871,18 +307,14 @@ async fn away(
             .into_response(),
         Err(e) => plain(
             StatusCode::NOT_FOUND,
-            format!("not found: {} ({e})", away_page.0.display()),
+            format!("not found: {} ({e})", path.display()),
         ),
-    };
-    response.extensions_mut().insert(LogNote(format!(
-        "run={run} attempt={attempt} plus_ms={plus_ms} {held}"
-    )));
-    response
+    }
 }
 
 /// The page `/away` answers with.
 #[derive(Clone, Debug)]
-struct AwayPage(std::path::PathBuf);
+struct AwayPage(PathBuf);
 
 /// 404 for a file that is not there, naming it.
 async fn not_found(OriginalUri(uri): OriginalUri) -> Response {
@@ -912,19 +344,35 @@ fn has_parent_segment(path: &str) -> bool {
     })
 }
 
+/// What a response goes out without: the one marker that a fault (or a scenario without a
+/// clock) leaves on a `/palettes` response for the header layers, which add the rest.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Withheld {
+    /// No `Access-Control-Allow-Origin` (and so no `Access-Control-Expose-Headers` either).
+    pub(crate) allow_origin: bool,
+    /// No `Access-Control-Expose-Headers`.
+    pub(crate) expose_headers: bool,
+    /// No `Date`.
+    pub(crate) date: bool,
+}
+
 /// CORS for `/palettes`: any origin may read it, including `Retry-After` and `Date`, unless a
 /// fault takes some of that away.
 async fn add_cors(mut response: Response) -> Response {
-    let fault = response.extensions().get::<CorsFault>().copied();
+    let withheld = response
+        .extensions()
+        .get::<Withheld>()
+        .copied()
+        .unwrap_or_default();
     let out = response.headers_mut();
-    if matches!(fault, Some(CorsFault::OmitAll)) {
+    if withheld.allow_origin {
         return response;
     }
     out.insert(
         header::ACCESS_CONTROL_ALLOW_ORIGIN,
         HeaderValue::from_static("*"),
     );
-    if matches!(fault, Some(CorsFault::OmitExpose)) {
+    if withheld.expose_headers {
         return response;
     }
     out.insert(
@@ -934,15 +382,14 @@ async fn add_cors(mut response: Response) -> Response {
     response
 }
 
-/// Marks a response that must go out without a `Date` header.
-#[derive(Clone, Copy)]
-struct NoDate;
-
 /// Nothing is cached: every page load and every request reaches the server. Every response
 /// carries a real `Date` (hyper's automatic one is off), except a scripted response of a
 /// scenario that has no clock evidence, and the page's Content-Security-Policy.
 async fn add_common_headers(State(app): State<Arc<AppState>>, mut response: Response) -> Response {
-    let no_date = response.extensions().get::<NoDate>().is_some();
+    let no_date = response
+        .extensions()
+        .get::<Withheld>()
+        .is_some_and(|w| w.date);
     let out = response.headers_mut();
     out.entry(header::CONTENT_SECURITY_POLICY)
         .or_insert_with(|| app.csp.clone());
@@ -957,8 +404,16 @@ async fn add_common_headers(State(app): State<Arc<AppState>>, mut response: Resp
     response
 }
 
+/// The request's `Origin` header, if any.
+pub(crate) fn origin_of(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get(header::ORIGIN)
+        .and_then(|v| v.to_str().ok())
+        .map(String::from)
+}
+
 /// Sets `Date` to `now`; returns the value.
-fn set_date(headers: &mut HeaderMap, now: SystemTime) -> String {
+pub(crate) fn set_date(headers: &mut HeaderMap, now: SystemTime) -> String {
     let date = httpdate::fmt_http_date(now);
     if let Ok(value) = HeaderValue::from_str(&date) {
         headers.insert(header::DATE, value);
@@ -966,7 +421,8 @@ fn set_date(headers: &mut HeaderMap, now: SystemTime) -> String {
     date
 }
 
-fn plain(status: StatusCode, message: String) -> Response {
+/// A `text/plain` response of `status` saying `message`.
+pub(crate) fn plain(status: StatusCode, message: String) -> Response {
     (
         status,
         [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
@@ -975,6 +431,7 @@ fn plain(status: StatusCode, message: String) -> Response {
         .into_response()
 }
 
+/// `value` as an `application/json` 200 (or a 500 saying why it could not be written).
 fn json<T: serde::Serialize>(value: &T) -> Response {
     match serde_json::to_vec(value) {
         Ok(bytes) => (

@@ -13,7 +13,7 @@ use retry_budget_model::utc::UtcTime;
 use retry_budget_model::Event;
 use serde_json::Value;
 
-use crate::faults::{Fault, FaultFile};
+use crate::faults::{Fault, FaultAt, FaultFile, Faulted};
 
 /// The only collection the fixture service has.
 pub const COLLECTION: &str = "coast";
@@ -21,6 +21,7 @@ pub const COLLECTION: &str = "coast";
 /// Every loaded scenario, by name.
 #[derive(Debug, Default)]
 pub struct Catalog {
+    /// Every scenario served (fixture and faulted), by name.
     scenarios: BTreeMap<String, Loaded>,
     /// Each fixture file and its scenario objects as written, in file order (for `/scenarios`).
     documents: Vec<(String, Vec<Value>)>,
@@ -40,6 +41,37 @@ pub struct FaultInfo {
     pub faults: Vec<FaultListed>,
     /// Whether the faults only show when the page fetches from a second origin.
     pub needs_cross_origin: bool,
+}
+
+impl FaultInfo {
+    /// What `faulted` injects.
+    fn of(faulted: &Faulted) -> FaultInfo {
+        FaultInfo {
+            base: faulted.base.clone(),
+            faults: faulted
+                .faults
+                .iter()
+                .map(|f| FaultListed {
+                    attempt: f.attempt,
+                    fault: f.fault.as_str(),
+                })
+                .collect(),
+            needs_cross_origin: faulted.faults.iter().any(|f| f.fault.needs_cross_origin()),
+        }
+    }
+}
+
+/// A faulted scenario, checked and ready to add: its name, what it serves, and how
+/// `/scenarios` lists it.
+struct FaultedScenario {
+    /// The name it is served under.
+    name: String,
+    /// Its base's responses, with the faults on them.
+    loaded: Loaded,
+    /// The scenario object `/scenarios` lists for it.
+    object: Value,
+    /// What it injects, for `/scenarios`.
+    info: FaultInfo,
 }
 
 /// One fault of a faulted scenario, as `/scenarios` lists it.
@@ -81,8 +113,11 @@ pub struct Prepared {
 pub enum PreparedReply {
     /// Status, headers as scripted (values still raw text, already checked to be valid), body.
     Http {
+        /// The status, a final one.
         status: StatusCode,
+        /// The headers in scripted order; each name and value can be sent.
         headers: Vec<(HeaderName, String)>,
+        /// The body, encoded as JSON, if scripted.
         body: Option<Vec<u8>>,
     },
     /// Drop the connection without a response.
@@ -93,76 +128,71 @@ impl Catalog {
     /// Loads every `*.json` file of `dir`, in name order. Every problem found is returned, each
     /// naming its file, scenario and field.
     pub fn load(dir: &Path) -> Result<(Catalog, Vec<String>), Vec<String>> {
-        let entries = std::fs::read_dir(dir).map_err(|e| {
-            vec![format!(
-                "cannot read the fixtures folder {}: {e}",
-                dir.display()
-            )]
-        })?;
-        let mut files: Vec<_> = entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path())
-            .filter(|path| path.extension().is_some_and(|ext| ext == "json") && path.is_file())
-            .collect();
-        files.sort();
         let mut catalog = Catalog::default();
         let mut problems = Vec::new();
         let mut loaded_files = Vec::new();
-        for path in &files {
+        for path in &list_fixture_files(dir)? {
             let file = path.file_name().map_or_else(
                 || path.display().to_string(),
                 |n| n.to_string_lossy().into(),
             );
-            let text = match std::fs::read_to_string(path) {
-                Ok(text) => text,
-                Err(e) => {
-                    problems.push(format!("{file}: cannot read: {e}"));
-                    continue;
+            match catalog.load_file(&file, path) {
+                Ok(found) => {
+                    problems.extend(found);
+                    loaded_files.push(file);
                 }
-            };
-            let results = match parse_file(&file, &text) {
-                Ok(results) => results,
-                Err(e) => {
-                    problems.push(format!("{file}: {e}"));
-                    continue;
-                }
-            };
-            // The objects as written, for the page's scenario picker and its model prediction.
-            let written: Vec<Value> = serde_json::from_str::<Value>(&text)
-                .ok()
-                .and_then(|doc| doc.get("scenarios").and_then(Value::as_array).cloned())
-                .unwrap_or_default();
-            catalog.documents.push((file.clone(), written));
-            for result in results {
-                match result.map_err(|e| e.to_string()).and_then(prepare) {
-                    Err(e) => problems.push(format!("{file}: {e}")),
-                    Ok((name, responses, wall_clock_at_start)) => {
-                        if let Some(earlier) = catalog.scenarios.get(&name) {
-                            problems.push(format!(
-                                "{file}: scenario \"{name}\": the name is already used in {}; \
-                                 names must be unique across all fixture files",
-                                earlier.file
-                            ));
-                            continue;
-                        }
-                        catalog.scenarios.insert(
-                            name,
-                            Loaded {
-                                file: file.clone(),
-                                wall_clock_at_start,
-                                responses,
-                            },
-                        );
-                    }
-                }
+                Err(problem) => problems.push(problem),
             }
-            loaded_files.push(file);
         }
         if problems.is_empty() {
             Ok((catalog, loaded_files))
         } else {
             Err(problems)
         }
+    }
+
+    /// Adds the scenarios of the fixture file `file` at `path`; returns the problems with its
+    /// scenarios, or the problem that kept the whole file from being read.
+    fn load_file(&mut self, file: &str, path: &Path) -> Result<Vec<String>, String> {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| format!("{file}: cannot read: {e}"))?;
+        let results = parse_file(file, &text).map_err(|e| format!("{file}: {e}"))?;
+        // The objects as written, for the page's scenario picker and its model prediction.
+        let written: Vec<Value> = serde_json::from_str::<Value>(&text)
+            .ok()
+            .and_then(|doc| doc.get("scenarios").and_then(Value::as_array).cloned())
+            .unwrap_or_default();
+        self.documents.push((file.to_string(), written));
+        let mut problems = Vec::new();
+        for result in results {
+            let added = result
+                .map_err(|e| e.to_string())
+                .and_then(prepare)
+                .and_then(|prepared| self.insert(file, prepared));
+            if let Err(e) = added {
+                problems.push(format!("{file}: {e}"));
+            }
+        }
+        Ok(problems)
+    }
+
+    /// Adds a prepared scenario of `file`, unless its name is already used.
+    fn insert(&mut self, file: &str, prepared: PreparedScenario) -> Result<(), String> {
+        let (name, responses, wall_clock_at_start) = prepared;
+        if let Some(earlier) = self.scenarios.get(&name) {
+            return Err(format!(
+                "scenario \"{name}\": the name is already used in {}; names must be unique \
+                 across all fixture files",
+                earlier.file
+            ));
+        }
+        let loaded = Loaded {
+            file: file.to_string(),
+            wall_clock_at_start,
+            responses,
+        };
+        self.scenarios.insert(name, loaded);
+        Ok(())
     }
 
     /// The scenario called `name`.
@@ -184,133 +214,104 @@ impl Catalog {
     /// Every problem is returned, each naming the entry and the field.
     pub fn add_faulted(&mut self, source: &str, file: FaultFile) -> Result<(), Vec<String>> {
         let mut problems = Vec::new();
-        let mut added = Vec::new();
-        for (i, faulted) in file.faulted.iter().cloned().enumerate() {
-            let at = |field: &str| {
-                format!(
-                    "{source}: faulted[{i}] (\"{}\"), field `{field}`",
-                    faulted.name
-                )
-            };
-            if faulted.name.is_empty() {
-                problems.push(format!("{}: the name is empty", at("name")));
-                continue;
+        let mut added: Vec<FaultedScenario> = Vec::new();
+        for (i, faulted) in file.faulted.iter().enumerate() {
+            match self.faulted_scenario(source, i, faulted) {
+                Ok(scenario) => added.push(scenario),
+                Err(found) => problems.extend(found),
             }
-            if self.scenarios.contains_key(&faulted.name) {
-                problems.push(format!(
-                    "{}: the name is already used by a scenario; names must be unique",
-                    at("name")
-                ));
-                continue;
-            }
-            let Some(base) = self.scenarios.get(&faulted.base) else {
-                problems.push(format!(
-                    "{}: no fixture scenario is called \"{}\"",
-                    at("base"),
-                    faulted.base
-                ));
-                continue;
-            };
-            if faulted.faults.is_empty() {
-                problems.push(format!("{}: list at least one fault", at("faults")));
-                continue;
-            }
-            let mut loaded = base.clone();
-            loaded.file = source.to_string();
-            let scripted = loaded.responses.len();
-            let mut ok = true;
-            for (j, fault_at) in faulted.faults.iter().enumerate() {
-                let field = at(&format!("faults[{j}].attempt"));
-                let index = fault_at.attempt.checked_sub(1);
-                let Some(prepared) = index.and_then(|k| loaded.responses.get_mut(k)) else {
-                    problems.push(format!(
-                        "{field}: {} is not a scripted response of \"{}\" (1 to {scripted})",
-                        fault_at.attempt, faulted.base
-                    ));
-                    ok = false;
-                    continue;
-                };
-                if prepared.fault.is_some() {
-                    problems.push(format!(
-                        "{field}: response {} has two faults",
-                        fault_at.attempt
-                    ));
-                    ok = false;
-                    continue;
-                }
-                let needs_http = matches!(
-                    fault_at.fault,
-                    Fault::OmitCors | Fault::OmitExpose | Fault::EndlessBody | Fault::ResetMidBody
-                );
-                if needs_http && matches!(prepared.reply, PreparedReply::TransportError(_)) {
-                    problems.push(format!(
-                        "{field}: {} needs an HTTP response, and response {} is a transport_error",
-                        fault_at.fault.as_str(),
-                        fault_at.attempt
-                    ));
-                    ok = false;
-                    continue;
-                }
-                if fault_at.fault == Fault::Redirect && fault_at.attempt >= scripted {
-                    problems.push(format!(
-                        "{field}: a redirect needs a next scripted response for the request it \
-                         leads to, and response {} is the last",
-                        fault_at.attempt
-                    ));
-                    ok = false;
-                    continue;
-                }
-                prepared.fault = Some(fault_at.fault);
-            }
-            if !ok {
-                continue;
-            }
-            // The object the page lists and simulates: the base's, renamed, with the fault's
-            // description, and without the base's `expect` (the fault changes the outcome).
-            let written = self
-                .documents
-                .iter()
-                .flat_map(|(_, objects)| objects)
-                .find(|o| o.get("name").and_then(Value::as_str) == Some(faulted.base.as_str()))
-                .cloned();
-            let mut object = match written {
-                Some(Value::Object(object)) => object,
-                _ => serde_json::Map::new(),
-            };
-            object.insert("name".into(), Value::from(faulted.name.clone()));
-            object.insert("about".into(), Value::from(faulted.about.clone()));
-            object.remove("expect");
-            let info = FaultInfo {
-                base: faulted.base.clone(),
-                faults: faulted
-                    .faults
-                    .iter()
-                    .map(|f| FaultListed {
-                        attempt: f.attempt,
-                        fault: f.fault.as_str(),
-                    })
-                    .collect(),
-                needs_cross_origin: faulted.faults.iter().any(|f| f.fault.needs_cross_origin()),
-            };
-            added.push((faulted.name, loaded, Value::Object(object), info));
         }
         let mut seen = std::collections::BTreeSet::new();
-        for (name, ..) in &added {
-            if !seen.insert(name.clone()) {
+        for scenario in &added {
+            if !seen.insert(scenario.name.as_str()) {
                 problems.push(format!(
-                    "{source}: \"{name}\" is used by two faulted entries"
+                    "{source}: \"{}\" is used by two faulted entries",
+                    scenario.name
                 ));
             }
         }
         if !problems.is_empty() {
             return Err(problems);
         }
-        for (name, loaded, object, info) in added {
-            self.scenarios.insert(name, loaded);
-            self.faulted.push((object, info));
+        for scenario in added {
+            self.scenarios.insert(scenario.name, scenario.loaded);
+            self.faulted.push((scenario.object, scenario.info));
         }
         self.fault_file = Some((source.to_string(), file.about));
         Ok(())
+    }
+
+    /// Entry `i` of the fault file `source`, checked against the scenarios loaded so far and
+    /// built; or every problem with it.
+    fn faulted_scenario(
+        &self,
+        source: &str,
+        i: usize,
+        faulted: &Faulted,
+    ) -> Result<FaultedScenario, Vec<String>> {
+        let at = |field: &str| {
+            format!(
+                "{source}: faulted[{i}] (\"{}\"), field `{field}`",
+                faulted.name
+            )
+        };
+        let refuse = |field: &str, message: String| vec![format!("{}: {message}", at(field))];
+        if faulted.name.is_empty() {
+            return Err(refuse("name", "the name is empty".into()));
+        }
+        if self.scenarios.contains_key(&faulted.name) {
+            let message = "the name is already used by a scenario; names must be unique";
+            return Err(refuse("name", message.into()));
+        }
+        let Some(base) = self.scenarios.get(&faulted.base) else {
+            let message = format!("no fixture scenario is called \"{}\"", faulted.base);
+            return Err(refuse("base", message));
+        };
+        if faulted.faults.is_empty() {
+            return Err(refuse("faults", "list at least one fault".into()));
+        }
+        let mut loaded = base.clone();
+        loaded.file = source.to_string();
+        let problems: Vec<String> = faulted
+            .faults
+            .iter()
+            .enumerate()
+            .filter_map(|(j, fault_at)| {
+                let field = at(&format!("faults[{j}].attempt"));
+                put_fault(&mut loaded, *fault_at, &faulted.base)
+                    .err()
+                    .map(|message| format!("{field}: {message}"))
+            })
+            .collect();
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        Ok(FaultedScenario {
+            name: faulted.name.clone(),
+            loaded,
+            object: self.listed_object(faulted),
+            info: FaultInfo::of(faulted),
+        })
+    }
+
+    /// The object the page lists and simulates for a faulted scenario: its base's, renamed,
+    /// with the fault's description, and without the base's `expect` (the fault changes the
+    /// outcome).
+    fn listed_object(&self, faulted: &Faulted) -> Value {
+        let written = self
+            .documents
+            .iter()
+            .flat_map(|(_, objects)| objects)
+            .find(|o| o.get("name").and_then(Value::as_str) == Some(faulted.base.as_str()))
+            .cloned();
+        let mut object = match written {
+            Some(Value::Object(object)) => object,
+            _ => serde_json::Map::new(),
+        };
+        object.insert("name".into(), Value::from(faulted.name.clone()));
+        object.insert("about".into(), Value::from(faulted.about.clone()));
+        object.remove("expect");
+        Value::Object(object)
     }
 
     /// How many faulted scenarios there are.
@@ -356,74 +357,137 @@ impl Catalog {
     }
 }
 
+/// A scenario ready to add: its name, its responses and its wall clock at elapsed zero.
 type PreparedScenario = (String, Vec<Prepared>, Option<UtcTime>);
+
+/// Puts `fault_at` on its response of `loaded` (a copy of scenario `base`), or says why that
+/// response cannot take it.
+fn put_fault(loaded: &mut Loaded, fault_at: FaultAt, base: &str) -> Result<(), String> {
+    let scripted = loaded.responses.len();
+    let FaultAt { attempt, fault } = fault_at;
+    let index = attempt.checked_sub(1);
+    let Some(prepared) = index.and_then(|k| loaded.responses.get_mut(k)) else {
+        return Err(format!(
+            "{attempt} is not a scripted response of \"{base}\" (1 to {scripted})"
+        ));
+    };
+    if prepared.fault.is_some() {
+        return Err(format!("response {attempt} has two faults"));
+    }
+    let needs_http = matches!(
+        fault,
+        Fault::OmitCors | Fault::OmitExpose | Fault::EndlessBody | Fault::ResetMidBody
+    );
+    if needs_http && matches!(prepared.reply, PreparedReply::TransportError(_)) {
+        return Err(format!(
+            "{} needs an HTTP response, and response {attempt} is a transport_error",
+            fault.as_str()
+        ));
+    }
+    if fault == Fault::Redirect && attempt >= scripted {
+        return Err(format!(
+            "a redirect needs a next scripted response for the request it leads to, and \
+             response {attempt} is the last"
+        ));
+    }
+    prepared.fault = Some(fault);
+    Ok(())
+}
+
+/// The `*.json` files of the fixtures folder `dir`, in name order.
+fn list_fixture_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, Vec<String>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        vec![format!(
+            "cannot read the fixtures folder {}: {e}",
+            dir.display()
+        )]
+    })?;
+    let mut files: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json") && path.is_file())
+        .collect();
+    files.sort();
+    Ok(files)
+}
 
 /// Checks that a scenario the model accepts can also be served, and encodes it.
 fn prepare(scenario: Scenario) -> Result<PreparedScenario, String> {
-    let name = scenario.name.clone();
-    let problem = |field: String, message: String| -> String {
-        format!("scenario \"{name}\", field `{field}`: {message}")
-    };
-    // The model's own run: it rejects a scenario that runs out of responses, and it gives the
-    // scripted receipt time of every attempt it reaches.
-    let report = simulate(&scenario).map_err(|e| e.to_string())?;
-    let mut receipts: BTreeMap<u32, Duration> = BTreeMap::new();
+    let receipts = simulate_receipts(&scenario)?;
+    let mut responses = Vec::with_capacity(scenario.responses.len());
+    for (i, scripted) in scenario.responses.iter().enumerate() {
+        let attempt = u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1);
+        responses.push(Prepared {
+            duration: scripted.duration,
+            scripted_receipt: receipts.get(&attempt).copied(),
+            reply: prepare_reply(&scenario.name, i, &scripted.reply)?,
+            fault: None,
+        });
+    }
+    Ok((
+        scenario.name.clone(),
+        responses,
+        scenario.wall_clock_at_start,
+    ))
+}
+
+/// The model's receipt time of each attempt its own run of `scenario` reaches. The model
+/// rejects a scenario that runs out of responses.
+fn simulate_receipts(scenario: &Scenario) -> Result<BTreeMap<u32, Duration>, String> {
+    let report = simulate(scenario).map_err(|e| e.to_string())?;
+    let mut receipts = BTreeMap::new();
     for event in &report.events {
         if let Event::Receipt { at, attempt, .. } = event {
             receipts.insert(*attempt, *at);
         }
     }
-    let mut responses = Vec::with_capacity(scenario.responses.len());
-    for (i, scripted) in scenario.responses.iter().enumerate() {
-        let attempt = u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1);
-        let reply = match &scripted.reply {
-            Reply::TransportError(word) => PreparedReply::TransportError(word.clone()),
-            Reply::Http {
-                status,
-                headers,
-                body,
-            } => {
-                let code = StatusCode::from_u16(*status)
-                    .ok()
-                    .filter(|code| !code.is_informational())
-                    .ok_or_else(|| {
-                        problem(
-                            format!("responses[{i}].status"),
-                            format!(
-                                "{status} cannot be served as a final HTTP response \
-                                 (1xx statuses are interim)"
-                            ),
-                        )
-                    })?;
-                let mut checked = Vec::with_capacity(headers.len());
-                for (key, value) in headers {
-                    let field = format!("responses[{i}].headers.{key}");
-                    let header = HeaderName::from_bytes(key.as_bytes()).map_err(|_| {
-                        problem(field.clone(), "not a valid HTTP header name".into())
-                    })?;
-                    HeaderValue::from_str(value).map_err(|_| {
-                        problem(
-                            field,
-                            "not a valid HTTP header value (visible ASCII, spaces and tabs only)"
-                                .into(),
-                        )
-                    })?;
-                    checked.push((header, value.clone()));
-                }
-                let body = body.as_ref().map(|b| b.to_text().into_bytes());
-                PreparedReply::Http {
-                    status: code,
-                    headers: checked,
-                    body,
-                }
-            }
-        };
-        responses.push(Prepared {
-            duration: scripted.duration,
-            scripted_receipt: receipts.get(&attempt).copied(),
-            reply,
-            fault: None,
-        });
-    }
-    Ok((name, responses, scenario.wall_clock_at_start))
+    Ok(receipts)
+}
+
+/// Scripted response `i` of scenario `name`, checked to be servable (a final status, headers
+/// that can be sent) and encoded.
+fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, String> {
+    let problem = |field: &str, message: &str| -> String {
+        format!("scenario \"{name}\", field `responses[{i}].{field}`: {message}")
+    };
+    let (status, headers, body) = match reply {
+        Reply::TransportError(word) => return Ok(PreparedReply::TransportError(word.clone())),
+        Reply::Http {
+            status,
+            headers,
+            body,
+        } => (*status, headers, body),
+    };
+    let code = StatusCode::from_u16(status)
+        .ok()
+        .filter(|code| !code.is_informational())
+        .ok_or_else(|| {
+            problem(
+                "status",
+                &format!(
+                    "{status} cannot be served as a final HTTP response (1xx statuses are interim)"
+                ),
+            )
+        })?;
+    let headers = headers
+        .iter()
+        .map(|(key, value)| {
+            check_header(key, value).map_err(|message| problem(&format!("headers.{key}"), message))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let body = body.as_ref().map(|b| b.to_text().into_bytes());
+    Ok(PreparedReply::Http {
+        status: code,
+        headers,
+        body,
+    })
+}
+
+/// A scripted header as it will be sent, or why it cannot be.
+fn check_header(key: &str, value: &str) -> Result<(HeaderName, String), &'static str> {
+    let name =
+        HeaderName::from_bytes(key.as_bytes()).map_err(|_| "not a valid HTTP header name")?;
+    HeaderValue::from_str(value)
+        .map_err(|_| "not a valid HTTP header value (visible ASCII, spaces and tabs only)")?;
+    Ok((name, value.to_string()))
 }

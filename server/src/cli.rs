@@ -144,6 +144,7 @@ fn parse_mount(text: &str) -> Result<(String, PathBuf), String> {
     Ok((prefix.to_string(), PathBuf::from(dir)))
 }
 
+/// `text` as a port number; the error names `what` it is.
 fn parse_port(text: &str, what: &str) -> Result<u16, String> {
     text.parse::<u16>()
         .map_err(|_| format!("{what} must be a port number from 0 to 65535, not `{text}`"))

@@ -2,6 +2,7 @@
 //! written at arrival and completed when the response is sent (or the connection dropped, or
 //! the client goes away first).
 
+use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -28,12 +29,9 @@ pub struct Entry {
     pub method: String,
     /// The path and query as requested.
     pub uri: String,
-    /// The `run` parameter, if given.
-    pub run: Option<String>,
-    /// The `scenario` parameter, if given.
-    pub scenario: Option<String>,
-    /// The `collection` parameter, if given.
-    pub collection: Option<String>,
+    /// The `run`, `scenario` and `collection` parameters.
+    #[serde(flatten)]
+    pub params: Params,
     /// Which scripted response this request got, 1-based (attempt n gets `responses[n-1]`);
     /// null when the request was rejected (or is a preflight).
     pub attempt: Option<u32>,
@@ -41,19 +39,9 @@ pub struct Entry {
     pub arrival_ms: f64,
     /// When the request arrived, on the wall clock.
     pub arrival_unix_ms: f64,
-    /// The status sent, `"transport_error"`, or null while the response is pending (or when the
-    /// client went away first).
-    pub status: Option<Sent>,
-    /// The rejection message of a 4xx.
-    pub error: Option<String>,
-    /// When the response was handed to the connection (or the connection dropped).
-    pub sent_ms: Option<f64>,
-    /// The same, on the wall clock.
-    pub sent_unix_ms: Option<f64>,
-    /// The `Date` header sent.
-    pub date: Option<String>,
-    /// The `Retry-After` header sent (after moving a date onto the real clock).
-    pub retry_after: Option<String>,
+    /// What was sent, and when; all null while the response is pending.
+    #[serde(flatten)]
+    pub outcome: Outcome,
     /// When the server noticed that the client had gone before its response was sent (an
     /// aborted fetch), or before a body that never finishes was abandoned; null otherwise.
     pub client_gone_ms: Option<f64>,
@@ -65,16 +53,72 @@ pub struct Entry {
     pub origin: Option<String>,
 }
 
+/// The parameters a request named; each is null when absent or empty.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Params {
+    /// The `run` parameter.
+    pub run: Option<String>,
+    /// The `scenario` parameter.
+    pub scenario: Option<String>,
+    /// The `collection` parameter.
+    pub collection: Option<String>,
+}
+
+impl Params {
+    /// The non-empty `run`, `scenario` and `collection` of a decoded query.
+    pub fn of(query: &HashMap<String, String>) -> Params {
+        let param = |key: &str| query.get(key).filter(|v| !v.is_empty()).cloned();
+        Params {
+            run: param("run"),
+            scenario: param("scenario"),
+            collection: param("collection"),
+        }
+    }
+}
+
+/// How a request was answered, written once, by [`RequestLog::mark_sent`].
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Outcome {
+    /// The status sent, `"transport_error"`, `"reset"`, or null while the response is pending
+    /// (or when the client went away first).
+    pub status: Option<Sent>,
+    /// The rejection message of a 4xx.
+    pub error: Option<String>,
+    /// When the response was handed to the connection (or the connection dropped).
+    pub sent_ms: Option<f64>,
+    /// The same, on the wall clock.
+    pub sent_unix_ms: Option<f64>,
+    /// The `Date` header sent.
+    pub date: Option<String>,
+    /// The `Retry-After` header sent (after moving a date onto the real clock).
+    pub retry_after: Option<String>,
+}
+
+impl Outcome {
+    /// `status` sent, with no message, `Date` or `Retry-After` recorded.
+    pub fn status(status: Sent) -> Outcome {
+        Outcome {
+            status: Some(status),
+            ..Outcome::default()
+        }
+    }
+}
+
 /// The log, and the server's start time that its `*_ms` fields count from.
 #[derive(Debug)]
 pub struct RequestLog {
+    /// The server's start.
     started: Instant,
+    /// The entries, and the last number given.
     inner: Mutex<Inner>,
 }
 
+/// The log's contents.
 #[derive(Debug, Default)]
 struct Inner {
+    /// The number of the last entry pushed (0 before the first).
     next_seq: u64,
+    /// The entries kept, in arrival order.
     entries: Vec<Entry>,
 }
 
@@ -110,12 +154,23 @@ impl RequestLog {
         }
     }
 
+    /// Records that entry `seq` was answered as `outcome` says, at `when`: the one place an
+    /// entry's status, send times, `Date` and `Retry-After` are written.
+    pub fn mark_sent(&self, seq: u64, outcome: Outcome, when: Moment) {
+        let outcome = Outcome {
+            sent_ms: Some(self.ms(when.at)),
+            sent_unix_ms: Some(unix_ms(when.wall)),
+            ..outcome
+        };
+        self.update(seq, |e| e.outcome = outcome);
+    }
+
     /// The entries of `run` (all entries for `None`), in arrival order.
     pub fn entries(&self, run: Option<&str>) -> Vec<Entry> {
         self.lock()
             .entries
             .iter()
-            .filter(|e| run.is_none() || e.run.as_deref() == run)
+            .filter(|e| run.is_none() || e.params.run.as_deref() == run)
             .cloned()
             .collect()
     }
@@ -128,9 +183,30 @@ impl RequestLog {
         count
     }
 
+    /// The contents, locked.
     fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic elsewhere cannot leave an entry half-written; keep serving.
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One moment on both clocks: the monotonic one for the `*_ms` fields, the wall clock for the
+/// `*_unix_ms` fields and the `Date` header.
+#[derive(Clone, Copy, Debug)]
+pub struct Moment {
+    /// On the monotonic clock.
+    pub at: Instant,
+    /// On the wall clock.
+    pub wall: SystemTime,
+}
+
+impl Moment {
+    /// Now, on both clocks.
+    pub fn now() -> Moment {
+        Moment {
+            at: Instant::now(),
+            wall: SystemTime::now(),
+        }
     }
 }
 

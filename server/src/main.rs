@@ -3,10 +3,12 @@
 //! crate for the routes and the log format.
 
 mod app;
+mod body;
 mod catalog;
 mod cli;
 mod faults;
 mod log;
+mod palettes;
 mod serve;
 mod shift;
 
@@ -22,6 +24,7 @@ use crate::app::AppState;
 use crate::catalog::Catalog;
 use crate::cli::{Command, Options};
 
+/// Reads the command line and runs the server on a multi-threaded runtime.
 fn main() -> ExitCode {
     let port_env = std::env::var("PORT").ok();
     let options = match cli::parse(std::env::args().skip(1), port_env.as_deref()) {
@@ -48,8 +51,26 @@ fn main() -> ExitCode {
     runtime.block_on(run(options))
 }
 
+/// Loads the scenarios, listens, and serves until a shutdown signal.
 async fn run(options: Options) -> ExitCode {
     let started = Instant::now();
+    let Some(catalog) = load_scenarios(&options) else {
+        return ExitCode::FAILURE;
+    };
+    warn_missing(&options.root);
+    let Some((listeners, origins)) = open_listeners(&options).await else {
+        return ExitCode::FAILURE;
+    };
+    let state = Arc::new(AppState::new(catalog, started, &origins));
+    let router = app::router(Arc::clone(&state), &options.root, &options.mounts);
+    serve::serve(listeners, router, state, shutdown_signal()).await;
+    eprintln!("fixture-server: stopped");
+    ExitCode::SUCCESS
+}
+
+/// The fixture scenarios and the faulted ones of the fault file; `None`, after printing every
+/// problem, when there is any.
+fn load_scenarios(options: &Options) -> Option<Catalog> {
     let fixtures = options.root.join("fixtures");
     let mut catalog = match Catalog::load(&fixtures) {
         Ok((catalog, files)) => {
@@ -63,40 +84,40 @@ async fn run(options: Options) -> ExitCode {
             catalog
         }
         Err(problems) => {
-            for problem in &problems {
-                eprintln!("fixture-server: {problem}");
-            }
-            eprintln!(
-                "fixture-server: refusing to start: {} problem(s) with the scenarios in {}",
-                problems.len(),
-                fixtures.display()
-            );
-            return ExitCode::FAILURE;
+            let whose = format!("the scenarios in {}", fixtures.display());
+            return refuse(&problems, &whose);
         }
     };
     if let Some(path) = options.fault_file() {
         let loaded = faults::read(&path)
             .map_err(|e| vec![e])
             .and_then(|file| catalog.add_faulted(&relative_name(&path, &options.root), file));
-        match loaded {
-            Ok(()) => eprintln!(
-                "fixture-server: {} faulted scenario(s) from {}",
-                catalog.faulted_len(),
-                path.display()
-            ),
-            Err(problems) => {
-                for problem in &problems {
-                    eprintln!("fixture-server: {problem}");
-                }
-                eprintln!(
-                    "fixture-server: refusing to start: {} problem(s) with the fault file {}",
-                    problems.len(),
-                    path.display()
-                );
-                return ExitCode::FAILURE;
-            }
+        if let Err(problems) = loaded {
+            return refuse(&problems, &format!("the fault file {}", path.display()));
         }
+        eprintln!(
+            "fixture-server: {} faulted scenario(s) from {}",
+            catalog.faulted_len(),
+            path.display()
+        );
     }
+    Some(catalog)
+}
+
+/// Prints each of `problems` (with `whose`) and that the server refuses to start; `None`.
+fn refuse<T>(problems: &[String], whose: &str) -> Option<T> {
+    for problem in problems {
+        eprintln!("fixture-server: {problem}");
+    }
+    eprintln!(
+        "fixture-server: refusing to start: {} problem(s) with {whose}",
+        problems.len()
+    );
+    None
+}
+
+/// Warns about files under `root` without which the page cannot work.
+fn warn_missing(root: &std::path::Path) {
     for (path, hint) in [
         ("www/index.html", "the page will not load"),
         (
@@ -104,44 +125,38 @@ async fn run(options: Options) -> ExitCode {
             "build the wasm package first (wasm-pack build), or /pkg/ will be empty",
         ),
     ] {
-        if !options.root.join(path).is_file() {
+        if !root.join(path).is_file() {
             eprintln!(
                 "fixture-server: warning: {} is missing: {hint}",
-                options.root.join(path).display()
+                root.join(path).display()
             );
         }
     }
+}
 
-    let Some((listener, url)) = listen(&options.host, options.port).await else {
-        return ExitCode::FAILURE;
-    };
-    let mut listeners = vec![listener];
-    let mut lines = vec![format!("fixture-server listening on {url}")];
-    let mut origins = vec![url.trim_end_matches('/').to_string()];
-    if let Some(port) = options.second_port {
-        let Some((second, second_url)) = listen(&options.host, port).await else {
-            return ExitCode::FAILURE;
-        };
-        listeners.push(second);
-        lines.push(format!("fixture-server second origin on {second_url}"));
-        origins.push(second_url.trim_end_matches('/').to_string());
+/// Listens on the port and on the second port, if any, and prints their addresses to stdout;
+/// returns the listeners and the server's origins (`http://HOST:PORT`).
+async fn open_listeners(options: &Options) -> Option<(Vec<TcpListener>, Vec<String>)> {
+    let mut ports = vec![(options.port, "listening on")];
+    ports.extend(options.second_port.map(|port| (port, "second origin on")));
+    let mut listeners = Vec::new();
+    let mut lines = Vec::new();
+    let mut origins = Vec::new();
+    for (port, what) in ports {
+        let (listener, url) = listen(&options.host, port).await?;
+        listeners.push(listener);
+        lines.push(format!("fixture-server {what} {url}"));
+        origins.push(url.trim_end_matches('/').to_string());
     }
-    {
-        let mut stdout = std::io::stdout().lock();
-        let printed = lines
-            .iter()
-            .try_for_each(|line| writeln!(stdout, "{line}"))
-            .and_then(|()| stdout.flush());
-        if let Err(e) = printed {
-            eprintln!("fixture-server: cannot print the address: {e}");
-        }
+    let mut stdout = std::io::stdout().lock();
+    let printed = lines
+        .iter()
+        .try_for_each(|line| writeln!(stdout, "{line}"))
+        .and_then(|()| stdout.flush());
+    if let Err(e) = printed {
+        eprintln!("fixture-server: cannot print the address: {e}");
     }
-
-    let state = Arc::new(AppState::new(catalog, started, &origins));
-    let router = app::router(Arc::clone(&state), &options.root, &options.mounts);
-    serve::serve(listeners, router, state, shutdown_signal()).await;
-    eprintln!("fixture-server: stopped");
-    ExitCode::SUCCESS
+    Some((listeners, origins))
 }
 
 /// Binds `host:port`; returns the listener and its URL (`http://HOST:PORT/`).

@@ -15,6 +15,7 @@ use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, Notify};
+use tokio::task::JoinHandle;
 use tower::ServiceExt;
 
 use crate::app::{AppState, LogNote};
@@ -27,9 +28,12 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 #[derive(Clone, Debug, Default)]
 pub struct Connection(Arc<ConnectionInner>);
 
+/// A connection's reset request, shared by its requests and its task.
 #[derive(Debug, Default)]
 struct ConnectionInner {
+    /// Whether a reset was asked for.
     reset: AtomicBool,
+    /// Wakes the connection's task when it is.
     wake: Notify,
 }
 
@@ -40,6 +44,7 @@ impl Connection {
         self.0.wake.notify_one();
     }
 
+    /// Completes once [`Connection::reset`] has been called.
     async fn reset_requested(&self) {
         while !self.0.reset.load(Ordering::SeqCst) {
             self.0.wake.notified().await;
@@ -56,28 +61,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
-    let (accepted_tx, mut accepted) = mpsc::channel::<TcpStream>(64);
-    let mut acceptors = Vec::new();
-    for listener in listeners {
-        let accepted_tx = accepted_tx.clone();
-        acceptors.push(tokio::spawn(async move {
-            loop {
-                match listener.accept().await {
-                    Ok((stream, _peer)) => {
-                        if accepted_tx.send(stream).await.is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        // Out of file descriptors and the like: wait a moment rather than spin.
-                        eprintln!("fixture-server: accept failed: {e}");
-                        tokio::time::sleep(Duration::from_millis(50)).await;
-                    }
-                }
-            }
-        }));
-    }
-    drop(accepted_tx);
+    let (mut accepted, acceptors) = accept_all(listeners);
     let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let stream = tokio::select! {
@@ -87,44 +71,7 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        // Small responses go out at once: timings are what the tests measure.
-        let _ = stream.set_nodelay(true);
-        // A second descriptor of the same socket, kept outside hyper, so the `reset` fault can
-        // set SO_LINGER to zero before the connection is dropped.
-        let Some((stream, twin)) = with_twin(stream) else {
-            continue;
-        };
-        let connection_handle = Connection::default();
-        let router = router.clone();
-        let state = Arc::clone(&state);
-        let for_requests = connection_handle.clone();
-        let service = service_fn(move |mut request: Request<Incoming>| {
-            let router = router.clone();
-            let state = Arc::clone(&state);
-            request.extensions_mut().insert(for_requests.clone());
-            async move { handle(router, &state, request).await }
-        });
-        let connection = http1::Builder::new()
-            .auto_date_header(false)
-            .serve_connection(TokioIo::new(stream), service);
-        let connection = Box::pin(graceful.watch(connection));
-        tokio::spawn(async move {
-            let mut connection = connection;
-            tokio::select! {
-                // A reset asked for while the connection was polled wins over its end.
-                biased;
-                () = connection_handle.reset_requested() => {
-                    // Linger zero makes the last close of the socket a reset, not a FIN.
-                    if let Ok(twin) = TcpStream::from_std(twin) {
-                        let _ = twin.set_zero_linger();
-                        drop(twin);
-                    }
-                    drop(connection);
-                }
-                // Errors here are clients that went away and scripted drops: both expected.
-                _ = &mut connection => {}
-            }
-        });
+        serve_connection(stream, &router, &state, &graceful);
     }
     for acceptor in acceptors {
         acceptor.abort();
@@ -137,6 +84,83 @@ pub async fn serve(
             eprintln!("fixture-server: requests still open after {SHUTDOWN_GRACE:?}; stopping anyway");
         }
     }
+}
+
+/// Accepts on every listener, each on its own task, into one channel; returns the channel and
+/// the tasks.
+fn accept_all(listeners: Vec<TcpListener>) -> (mpsc::Receiver<TcpStream>, Vec<JoinHandle<()>>) {
+    let (accepted_tx, accepted) = mpsc::channel::<TcpStream>(64);
+    let acceptors = listeners
+        .into_iter()
+        .map(|listener| {
+            let accepted_tx = accepted_tx.clone();
+            tokio::spawn(async move {
+                loop {
+                    match listener.accept().await {
+                        Ok((stream, _peer)) => {
+                            if accepted_tx.send(stream).await.is_err() {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            // Out of file descriptors and the like: wait a moment rather than spin.
+                            eprintln!("fixture-server: accept failed: {e}");
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                        }
+                    }
+                }
+            })
+        })
+        .collect();
+    (accepted, acceptors)
+}
+
+/// Serves one accepted connection on its own task, with a [`Connection`] handle given to each of
+/// its requests; a reset asked for through the handle ends it with a TCP reset.
+fn serve_connection(
+    stream: TcpStream,
+    router: &Router,
+    state: &Arc<AppState>,
+    graceful: &GracefulShutdown,
+) {
+    // Small responses go out at once: timings are what the tests measure.
+    let _ = stream.set_nodelay(true);
+    // A second descriptor of the same socket, kept outside hyper, so the `reset` fault can
+    // set SO_LINGER to zero before the connection is dropped.
+    let Some((stream, twin)) = with_twin(stream) else {
+        return;
+    };
+    let connection_handle = Connection::default();
+    let router = router.clone();
+    let state = Arc::clone(state);
+    let for_requests = connection_handle.clone();
+    let service = service_fn(move |mut request: Request<Incoming>| {
+        let router = router.clone();
+        let state = Arc::clone(&state);
+        request.extensions_mut().insert(for_requests.clone());
+        async move { handle(router, &state, request).await }
+    });
+    let connection = http1::Builder::new()
+        .auto_date_header(false)
+        .serve_connection(TokioIo::new(stream), service);
+    let connection = Box::pin(graceful.watch(connection));
+    tokio::spawn(async move {
+        let mut connection = connection;
+        tokio::select! {
+            // A reset asked for while the connection was polled wins over its end.
+            biased;
+            () = connection_handle.reset_requested() => {
+                // Linger zero makes the last close of the socket a reset, not a FIN.
+                if let Ok(twin) = TcpStream::from_std(twin) {
+                    let _ = twin.set_zero_linger();
+                    drop(twin);
+                }
+                drop(connection);
+            }
+            // Errors here are clients that went away and scripted drops: both expected.
+            _ = &mut connection => {}
+        }
+    });
 }
 
 /// The stream, and a second descriptor of its socket.

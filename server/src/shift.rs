@@ -13,6 +13,7 @@ use retry_budget_model::http_date::DateForm;
 use retry_budget_model::utc::UtcTime;
 use retry_budget_model::RetryAfter;
 
+/// Nanoseconds in a second.
 const NANOS_PER_SEC: i128 = 1_000_000_000;
 /// 9999-12-31 23:59:59 UTC: the last second an HTTP-date can write.
 const LAST_WRITABLE_SECOND: i64 = 253_402_300_799;

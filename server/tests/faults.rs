@@ -384,6 +384,22 @@ async fn away_is_held_until_the_runs_response_is_sent_plus_the_offset() {
 }
 
 #[tokio::test]
+async fn away_without_a_run_is_the_plain_page_at_once() {
+    let (_root, server) = tiny_server();
+    let started = Instant::now();
+    let reply = get(&server.at("/away")).await.expect("the page");
+    let took = started.elapsed();
+    assert_eq!(reply.status, 200);
+    assert_eq!(reply.body, "<!doctype html><title>Another page</title>");
+    assert!(reply
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("text/html")));
+    // Nothing to wait for: far sooner than the 10 s an unknown run is waited for.
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+    assert!(server.stderr().contains("no run to wait for"));
+}
+
+#[tokio::test]
 async fn beacons_are_logged_and_answered_with_no_content() {
     let (_root, server) = tiny_server();
     let reply = get(&server.at("/beacon?via=test&run=beacon-run"))

@@ -508,6 +508,35 @@ async fn static_files_are_served_with_their_types_and_no_listing() {
 }
 
 #[tokio::test]
+async fn a_mount_serves_its_folder_under_its_prefix() {
+    let root = tiny_root();
+    root.write(
+        "tests/pages/start.html",
+        "<!doctype html><title>mounted</title>",
+    );
+    let server = Server::start_with(&root.0, &["--mount", "/e2e=tests/pages"]);
+    let reply = get(&server.at("/e2e/start.html"))
+        .await
+        .expect("a response");
+    assert_eq!(reply.status, 200);
+    assert!(reply
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("text/html")));
+    assert_eq!(reply.body, "<!doctype html><title>mounted</title>");
+    assert_eq!(reply.header("cache-control"), Some("no-store"));
+    assert_real_date(&reply);
+    // The prefix names the mounted folder only, and a missing file there is the usual 404.
+    for path in ["/e2e/missing.html", "/e2e/app.js"] {
+        let missing = get(&server.at(path)).await.expect("a response");
+        assert_eq!(missing.status, 404, "{path}");
+        assert_eq!(missing.body, format!("not found: {path}"));
+    }
+    // The rest of the routes are as without the mount.
+    let page = get(&server.at("/app.js")).await.expect("a response");
+    assert_eq!(page.status, 200);
+}
+
+#[tokio::test]
 async fn parent_folders_are_refused_however_written() {
     let root = tiny_root();
     let server = Server::start(&root.0);
