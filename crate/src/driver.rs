@@ -261,7 +261,7 @@ impl Run<'_> {
     fn finish(mut self) -> Finished {
         drop(self.attempt.take());
         let outcome = self.action.stopped().map(|(_, cause)| cause.outcome());
-        let report = value_of(&self.action.report(&self.request.url).to_json());
+        let report = value_of(&self.action.into_report(&self.request.url).to_json());
         Finished {
             outcome,
             report,

@@ -542,6 +542,11 @@ impl Action {
         &self.events
     }
 
+    /// The attempt starts, the last response and the trace, taken out of the action.
+    pub(crate) fn into_parts(self) -> (Vec<Duration>, Option<LastResponse>, Vec<Event>) {
+        (self.attempt_starts, self.last_response, self.events)
+    }
+
     /// The budget left at elapsed `at`.
     pub fn remaining(&self, at: Duration) -> Duration {
         self.policy.budget.saturating_sub(at)

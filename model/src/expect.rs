@@ -30,7 +30,7 @@ pub fn mismatches(actual: &Json, expect: &Json) -> Vec<String> {
         }
         .unwrap_or(&Json::Null);
         if !want.same(got) {
-            let mut line = field.clone();
+            let mut line = field.to_string();
             line.push_str(": expected ");
             want.write(&mut line);
             line.push_str(", got ");

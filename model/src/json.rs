@@ -4,6 +4,10 @@
 //! feature, the same tree converts to a `serde_json::Value` for pretty printing.
 
 use core::time::Duration;
+use std::borrow::Cow;
+
+/// An object member's name: borrowed for the names a view writes, owned for names read.
+pub type Key = Cow<'static, str>;
 
 /// A JSON value.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,7 +23,7 @@ pub enum Json {
     /// An array.
     Array(Vec<Json>),
     /// An object, its members in the order they are written.
-    Object(Vec<(String, Json)>),
+    Object(Vec<(Key, Json)>),
 }
 
 /// A JSON number, kept in the form that writes it exactly.
@@ -227,7 +231,7 @@ impl From<&Json> for serde_json::Value {
             Json::Object(members) => Value::Object(
                 members
                     .iter()
-                    .map(|(k, v)| (k.clone(), Value::from(v)))
+                    .map(|(k, v)| (k.to_string(), Value::from(v)))
                     .collect(),
             ),
         }

@@ -6,7 +6,7 @@
 use core::time::Duration;
 
 use crate::action::{Action, Event, LastResponse, Outcome};
-use crate::json::Json;
+use crate::json::{Json, Key};
 use crate::policy::Policy;
 use crate::retry_after::RetryAfter;
 
@@ -48,18 +48,28 @@ pub struct Report {
 impl Action {
     /// The action's record so far, under `name`.
     pub fn report(&self, name: &str) -> Report {
+        self.clone().into_report(name)
+    }
+
+    /// The action's record, under `name`, taking the action's trace rather than copying it.
+    pub fn into_report(self, name: &str) -> Report {
+        let visible = self.visible();
+        let (outcome, elapsed) = (self.stopped().map(|(_, c)| c.outcome()), self.elapsed());
+        let (request, wait) = (self.request_time(), self.wait_time());
+        let policy = *self.policy();
+        let (starts, last_response, events) = self.into_parts();
         Report {
             name: name.into(),
-            policy: *self.policy(),
-            outcome: self.stopped().map(|(_, cause)| cause.outcome()),
-            elapsed_s: Secs(self.elapsed()),
-            attempts: self.attempts(),
-            request_s: Secs(self.request_time()),
-            wait_s: Secs(self.wait_time()),
-            attempt_starts_s: self.attempt_starts().iter().copied().map(Secs).collect(),
-            last_response: self.last_response().cloned(),
-            events: self.events().to_vec(),
-            visible: self.visible(),
+            policy,
+            outcome,
+            elapsed_s: Secs(elapsed),
+            attempts: u32::try_from(starts.len()).unwrap_or(u32::MAX),
+            request_s: Secs(request),
+            wait_s: Secs(wait),
+            attempt_starts_s: starts.into_iter().map(Secs).collect(),
+            last_response,
+            events,
+            visible,
             expect_ok: None,
             expect_mismatches: Vec::new(),
         }
@@ -118,8 +128,8 @@ pub fn texts(lines: &[String]) -> Json {
     Json::Array(lines.iter().map(Json::text).collect())
 }
 
-fn member(key: &str, value: Json) -> (String, Json) {
-    (key.into(), value)
+fn member(key: &'static str, value: Json) -> (Key, Json) {
+    (Key::Borrowed(key), value)
 }
 
 /// A policy in the scenario format's field names (`trust_local_clock` is an input only).

@@ -315,7 +315,7 @@ pub trait Node: Sized {
                     .into_iter()
                     .map(|k| {
                         let v = self.member(&k).map_or(Json::Null, |v| v.to_json());
-                        (k, v)
+                        (k.into(), v)
                     })
                     .collect(),
             ),
@@ -396,7 +396,7 @@ impl Node for &Json {
         let Json::Object(members) = self else {
             return Vec::new();
         };
-        let mut keys: Vec<String> = members.iter().map(|(k, _)| k.clone()).collect();
+        let mut keys: Vec<String> = members.iter().map(|(k, _)| k.to_string()).collect();
         keys.sort();
         keys
     }

@@ -11,7 +11,7 @@ use crate::scenario::{Reply, Scenario, ScenarioError, ScriptedResponse};
 /// Replays `scenario` and checks its `expect` figures. Fails only when the run needs more
 /// responses than the scenario lists.
 pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
-    let mut report = run(scenario)?.report(&scenario.name);
+    let mut report = run(scenario)?.into_report(&scenario.name);
     if let Some(expect) = &scenario.expect {
         report.check(expect);
     }
