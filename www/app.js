@@ -1,6 +1,7 @@
 // The Palette List screen: one button press is one action with one budget. Everything taken
 // from a response is inserted as text (textContent), never as HTML.
-import init, { fetchWithBudget, simulate } from "/pkg/retry_budget.js";
+// The full build: the page also runs the model alone (simulate) for its prediction row.
+import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";

@@ -67,7 +67,7 @@ async function runOne({ round, scenario }) {
 }
 
 async function measure() {
-  const glue = await import("/pkg/retry_budget.js");
+  const glue = await import("/pkg-full/retry_budget.js");
   ({ fetchWithBudget, simulate } = glue);
   await glue.default();
   const scenarios = (await (await fetch("/fixtures/B62-16-schedules.json")).json()).scenarios;

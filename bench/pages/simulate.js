@@ -35,7 +35,7 @@ function perCall(f) {
 
 async function measure() {
   // Imported here, so that a package without `simulate` is reported, not hung.
-  const { default: init, simulate, runningActions } = await import("/pkg/retry_budget.js");
+  const { default: init, simulate, runningActions } = await import("/pkg-full/retry_budget.js");
   if (typeof simulate !== "function") throw new Error("this build of the package exports no simulate()");
   await init();
   const file = await (await fetch("/fixtures/B62-16-schedules.json")).json();

@@ -2,15 +2,20 @@
 //! cross as plain JSON-compatible objects; every error is a JS `Error` with a clear message.
 
 use js_sys::{Function, Object, Promise};
-use retry_budget_model::scenario::{parse_policy, parse_scenario, parse_seconds_list, Node};
+#[cfg(feature = "full")]
+use retry_budget_model::scenario::parse_scenario;
+use retry_budget_model::scenario::{parse_policy, parse_seconds_list, Node};
+#[cfg(feature = "full")]
 use retry_budget_model::simulate::simulate as run_scenario;
-use retry_budget_model::{Outcome, Policy};
+use retry_budget_model::Policy;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use crate::driver::{self, Request};
-use crate::js::{abort_error, global, parse_json, set, string_of, value_of, Js};
+#[cfg(feature = "full")]
+use crate::js::value_of;
+use crate::js::{global, string_of, Js};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
@@ -124,22 +129,7 @@ pub fn fetch_with_budget(
     >,
 ) -> Result<Promise, JsError> {
     let request = read_request(&url, options.map(JsValue::from))?;
-    Ok(wasm_bindgen_futures::future_to_promise(async move {
-        let finished = driver::run(request).await?;
-        let value = finished.report;
-        if finished.outcome == Some(Outcome::UserLeft) {
-            let error =
-                abort_error("the action stopped because its screen no longer owns it (user_left)");
-            set(&error, "report", &value);
-            return Err(error);
-        }
-        let body = match finished.body {
-            Some(text) => parse_json(&text).unwrap_or(text),
-            None => JsValue::NULL,
-        };
-        set(&value, "body", &body);
-        Ok(value)
-    }))
+    Ok(driver::start(request))
 }
 
 /// Checks and reads `fetchWithBudget`'s arguments.
@@ -223,6 +213,7 @@ fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsEr
     })
 }
 
+#[cfg(feature = "full")]
 /// Runs the pure model on one scenario object (the scenario format's, section 1) and returns
 /// the replay output for it. Throws an `Error` naming the field when the scenario is rejected.
 #[wasm_bindgen(unchecked_return_type = "BudgetReport")]

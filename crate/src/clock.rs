@@ -4,7 +4,7 @@
 
 use core::time::Duration;
 
-use gloo_timers::future::TimeoutFuture;
+use gloo_timers::callback::Timeout;
 use wasm_bindgen::prelude::*;
 
 use retry_budget_model::utc::UtcTime;
@@ -40,11 +40,11 @@ impl Clock {
         Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::ZERO)
     }
 
-    /// Sleeps until elapsed `at`, or a little less when `at` is further than one timer can
-    /// reach. Timers take milliseconds as a 32-bit signed number and fire at once when it
-    /// wraps (about 24.8 days), so the delay is clamped; the model answers an early wake-up
-    /// with the rest of the wait.
-    pub(crate) fn sleep_until(&self, at: Duration) -> TimeoutFuture {
+    /// Calls `callback` once at elapsed `at`, or a little earlier when `at` is further than
+    /// one timer can reach. Timers take milliseconds as a 32-bit signed number and fire at once
+    /// when it wraps (about 24.8 days), so the delay is clamped; the model answers an early
+    /// wake-up with the rest of the wait. Dropping the timer clears it.
+    pub(crate) fn call_at(&self, at: Duration, callback: impl FnOnce() + 'static) -> Timeout {
         let left = at.saturating_sub(self.elapsed());
         // Whole microseconds, rounded up to milliseconds: a timer must not be armed to fire
         // before the model's time. (In 64-bit arithmetic: 128-bit division costs the page.)
@@ -53,7 +53,7 @@ impl Clock {
             .saturating_mul(1000)
             .saturating_add(u64::from(left.subsec_micros().div_ceil(1000)));
         let ms = u32::try_from(ms).unwrap_or(u32::MAX).min(i32::MAX as u32);
-        TimeoutFuture::new(ms)
+        Timeout::new(ms, callback)
     }
 }
 

@@ -1,12 +1,17 @@
-//! The browser driver: performs the model's decisions with `fetch`, `AbortController`s and
-//! timers, and reports back what happened and when. It never decides anything itself.
+//! The browser driver: a small event-driven shell over the model. Each thing that happens (a
+//! `fetch` promise settling, a timer firing, the screen letting go) is reported to the model
+//! with the elapsed time, and the driver performs the decision it gets back: send an attempt,
+//! arm a timer, or stop. It never decides anything itself.
+//!
+//! One closure per action receives every promise settlement, tagged with what settled and for
+//! which attempt, so a late settlement of an aborted attempt is recognised and ignored. The
+//! action's state lives until its last promise has settled, then frees itself.
 
-use core::future::{poll_fn, Future};
-use core::pin::{pin, Pin};
-use core::task::Poll;
+use core::cell::RefCell;
 use core::time::Duration;
-use std::cell::Cell;
+use std::rc::{Rc, Weak};
 
+use gloo_timers::callback::Timeout;
 use js_sys::{Function, Promise};
 use retry_budget_model::http_date::HttpDate;
 use retry_budget_model::json::Json;
@@ -15,13 +20,13 @@ use retry_budget_model::utc::UtcTime;
 use retry_budget_model::{
     Action, Decision, Outcome, Policy, ReceiptClock, Response, TransportError,
 };
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
 use crate::clock::{wall_now, Clock};
-use crate::js::{abort_error, set, value_of};
-use crate::leave::Ownership;
+use crate::js::{abort_error, parse_json, set, then, value_of};
+use crate::leave::{Flag, Ownership};
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -36,75 +41,100 @@ pub(crate) struct Request {
     pub(crate) timer_late_by: Vec<Duration>,
 }
 
-/// How a run ended.
-pub(crate) struct Finished {
-    /// How it ended.
-    pub(crate) outcome: Option<Outcome>,
-    /// The report, as the JS API returns it.
-    pub(crate) report: JsValue,
-    /// The body of the last response, as text (a JS string); kept for a success.
-    pub(crate) body: Option<JsValue>,
-}
-
-thread_local! {
-    static RUNNING: Cell<u32> = const { Cell::new(0) };
-}
-
 /// Actions running right now, for checking that ended ones leave nothing behind.
+static RUNNING: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+
+/// How many actions are running right now.
 pub(crate) fn running() -> u32 {
-    RUNNING.try_with(Cell::get).unwrap_or(0)
+    RUNNING.load(core::sync::atomic::Ordering::Relaxed)
 }
 
-/// Counts one running action while it lives.
-struct Running;
+/// What a settlement is: an attempt's response headers, its body, or its failure.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Settled {
+    Response = 1,
+    Body = 2,
+    Failure = 3,
+}
 
-impl Running {
-    fn enter() -> Running {
-        let _ = RUNNING.try_with(|n| n.set(n.get().saturating_add(1)));
-        Running
+impl Settled {
+    fn of(tag: f64) -> Settled {
+        match tag as u8 {
+            1 => Settled::Response,
+            2 => Settled::Body,
+            _ => Settled::Failure,
+        }
     }
 }
 
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = RUNNING.try_with(|n| n.set(n.get().saturating_sub(1)));
-    }
+/// The receiver of every settlement: `(what, attempt, value)`.
+type Settle = Closure<dyn FnMut(JsValue, JsValue, JsValue)>;
+
+/// Starts one user action: the returned promise resolves with its report, or rejects with an
+/// `AbortError` carrying it when the screen lets go. The action begins in a microtask, as a
+/// spawned task would: a signal aborted right after the call still means "nothing was sent".
+pub(crate) fn start(request: Request) -> Promise {
+    let mut request = Some(request);
+    Promise::new(&mut |resolve, reject| {
+        if let Some(request) = request.take() {
+            let begin = Closure::once_into_js(move || Shared::begin(request, resolve, reject));
+            let begin: &Function = begin.unchecked_ref();
+            then(&Promise::resolve(&JsValue::UNDEFINED), begin, begin);
+        }
+    })
 }
 
-/// What a finished attempt brought back.
-struct Received {
-    status: u16,
-    retry_after: Option<String>,
-    date: Option<String>,
-    body: JsValue,
+/// One action, shared by the callbacks that report to it.
+struct Shared {
+    run: RefCell<Run>,
+    /// Set when the screen lets go; outside the `RefCell`, so that a view that leaves from
+    /// inside `onUpdate` is heard at once.
+    leave: Rc<Flag>,
 }
 
-type Exchange = Pin<Box<dyn Future<Output = Result<Received, String>>>>;
+/// The state of one action: the model, and what the driver holds for it.
+struct Run {
+    request: Request,
+    /// The screen, its listeners and its leave signals; given up at the stop.
+    ownership: Option<Ownership>,
+    clock: Clock,
+    action: Action,
+    resolve: Function,
+    reject: Function,
+    /// The attempt in flight, if any.
+    attempt: Option<Attempt>,
+    /// The timer armed now: a wait's end or the attempt's cap.
+    timer: Option<Timeout>,
+    /// The settlement receiver, kept until the last promise it was given has settled.
+    settle: Option<Settle>,
+    /// Promises given `settle` that have not settled yet.
+    pending: u32,
+    /// The last response's body (a JS string).
+    body: Option<JsValue>,
+    /// How many trace events the view has been handed, and the visible state it was shown.
+    reported: usize,
+    shown: Vec<String>,
+    /// Waits begun so far, and the end of the current one (an early timer resumes it).
+    waits: usize,
+    waited_for: Option<Duration>,
+    finished: bool,
+}
 
-/// An attempt in flight: its exchange, and the controller that aborts it. Dropping it aborts
-/// the request (as dropping a gloo `Timeout` clears it), so an action that stops, or is
-/// dropped, leaves no request behind.
+/// An attempt in flight: its number, its status and headers once they arrive, and the
+/// controller that aborts it. Dropping it aborts the request (as dropping a gloo `Timeout`
+/// clears it), so an action that stops leaves no request behind.
 #[must_use = "dropping an attempt aborts its request"]
 struct Attempt {
-    exchange: Exchange,
+    number: u32,
+    head: Option<Head>,
     abort: Option<AbortController>,
 }
 
-impl Attempt {
-    /// Starts `GET url` through `fetch`, with an abort signal of its own.
-    fn send(fetch: &Function, url: &str) -> Result<Attempt, JsValue> {
-        let abort = AbortController::new()?;
-        let exchange = Box::pin(exchange(fetch.clone(), url.to_owned(), abort.signal()));
-        Ok(Attempt {
-            exchange,
-            abort: Some(abort),
-        })
-    }
-
-    /// The exchange ended by itself: there is nothing left to abort.
-    fn settled(mut self) {
-        self.abort = None;
-    }
+/// A response's status and the headers the model reads.
+struct Head {
+    status: u16,
+    retry_after: Option<String>,
+    date: Option<String>,
 }
 
 impl Drop for Attempt {
@@ -115,131 +145,268 @@ impl Drop for Attempt {
     }
 }
 
-/// Runs one user action to its end. The screen's departure wins every tie, and after it
-/// nothing more is sent and `on_update` is never called again.
-pub(crate) async fn run(request: Request) -> Result<Finished, JsValue> {
-    let _running = Running::enter();
-    let ownership = Ownership::claim(request.screen.clone(), request.signal.as_ref());
-    if ownership.leave.is_set() {
-        // The screen let go before anything started: send nothing, start no budget.
-        return Err(abort_error(
-            "the signal was aborted before the action started; nothing was sent",
-        ));
-    }
-    let (action, mut decision) = Action::start(request.policy)
-        .map_err(|e| JsValue::from(wasm_bindgen::JsError::new(e.message())))?;
-    let mut run = Run {
-        request: &request,
-        ownership: &ownership,
-        clock: Clock::start(),
-        action,
-        attempt: None,
-        body: None,
-        reported: 0,
-        waits: 0,
-        waited_for: None,
-    };
-    loop {
-        run.show_progress();
-        decision = match decision {
-            Decision::Stop(_) => break,
-            Decision::Send { abort_at, .. } => run.send(abort_at)?,
-            Decision::Await { abort_at } => run.await_attempt(abort_at).await,
-            Decision::Wait { until } => run.wait(until).await,
-        };
-    }
-    Ok(run.finish())
-}
-
-/// One action in progress: the model, and what the driver holds for it.
-struct Run<'a> {
-    request: &'a Request,
-    ownership: &'a Ownership,
-    clock: Clock,
-    action: Action,
-    /// The attempt in flight, if any.
-    attempt: Option<Attempt>,
-    /// The last response's body (a JS string).
-    body: Option<JsValue>,
-    /// How many trace events the view has been handed.
-    reported: usize,
-    /// Waits begun so far, and the end of the current one (an early timer resumes it).
-    waits: usize,
-    waited_for: Option<Duration>,
-}
-
-impl Run<'_> {
-    /// Hands the view the visible state and the events it has not seen yet, while the screen
-    /// still owns the action.
-    fn show_progress(&mut self) {
-        if self.ownership.leave.is_set() {
+impl Shared {
+    /// Claims the screen and sends the first attempt; or rejects when the screen has already
+    /// let go or the policy cannot run.
+    fn begin(request: Request, resolve: Function, reject: Function) {
+        let ownership = Ownership::claim(request.screen.clone(), request.signal.as_ref());
+        if ownership.leave.is_set() {
+            // The screen let go before anything started: send nothing, start no budget.
+            let error =
+                abort_error("the signal was aborted before the action started; nothing was sent");
+            let _ = reject.call1(&JsValue::UNDEFINED, &error);
             return;
         }
-        let events = self.action.events();
-        if let Some(on_update) = &self.request.on_update {
-            let update = Json::Object(vec![
-                ("visible".into(), report::texts(&self.action.visible())),
-                (
-                    "events".into(),
-                    report::events(events.get(self.reported..).unwrap_or_default()),
-                ),
-                ("outcome".into(), outcome(&self.action)),
-            ]);
-            // A throwing view must not break the action.
-            let _ = on_update.call1(&JsValue::UNDEFINED, &value_of(&update));
-        }
-        self.reported = events.len();
-    }
-
-    /// Sends the attempt the model asked for.
-    fn send(&mut self, abort_at: Duration) -> Result<Decision, JsValue> {
-        self.attempt = Some(Attempt::send(&self.request.fetch, &self.request.url)?);
-        Ok(Decision::Await { abort_at })
-    }
-
-    /// Waits for the attempt in flight to settle, for its cap, or for the screen to let go.
-    async fn await_attempt(&mut self, abort_at: Duration) -> Decision {
-        let Some(attempt) = self.attempt.as_mut() else {
-            // Unreachable by construction: Await always follows a Send.
-            return self.action.on_leave(self.clock.elapsed());
+        let (action, first) = match Action::start(request.policy) {
+            Ok(started) => started,
+            Err(e) => {
+                let error = JsValue::from(JsError::new(e.message()));
+                let _ = reject.call1(&JsValue::UNDEFINED, &error);
+                return;
+            }
         };
-        let cap = self.clock.sleep_until(abort_at);
-        let leave = self.ownership.leave.wait();
-        match first(leave, first(attempt.exchange.as_mut(), cap)).await {
-            Either::Left(()) => self.action.on_leave(self.clock.elapsed()),
-            Either::Right(Either::Left(result)) => {
-                if let Some(attempt) = self.attempt.take() {
-                    attempt.settled();
+        RUNNING.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        let leave = Rc::clone(&ownership.leave);
+        let shared = Rc::new(Shared {
+            run: RefCell::new(Run {
+                request,
+                ownership: Some(ownership),
+                clock: Clock::start(),
+                action,
+                resolve,
+                reject,
+                attempt: None,
+                timer: None,
+                settle: None,
+                pending: 0,
+                body: None,
+                reported: 0,
+                shown: Vec::new(),
+                waits: 0,
+                waited_for: None,
+                finished: false,
+            }),
+            leave,
+        });
+        let weak = Rc::downgrade(&shared);
+        shared.leave.on_set(Box::new(move || Shared::left(&weak)));
+        let receiver = Rc::clone(&shared);
+        let settle: Settle =
+            Closure::new(move |what: JsValue, attempt: JsValue, value: JsValue| {
+                receiver.settled(Settled::of(what.as_f64().unwrap_or(3.0)), attempt, value);
+            });
+        let mut run = shared.run.borrow_mut();
+        run.settle = Some(settle);
+        run.perform(&shared, first);
+    }
+
+    /// The screen let go: the model stops the action, now. From inside a step of this action
+    /// (a view leaving from `onUpdate`) the step itself sees the flag.
+    fn left(weak: &Weak<Shared>) {
+        let Some(shared) = weak.upgrade() else { return };
+        let Ok(mut run) = shared.run.try_borrow_mut() else {
+            return;
+        };
+        if !run.finished {
+            let now = run.clock.elapsed();
+            let decision = run.action.on_leave(now);
+            run.perform(&shared, decision);
+        }
+    }
+
+    /// A timer fired: the model decides again at the real time.
+    fn fired(self: &Rc<Self>) {
+        let Ok(mut run) = self.run.try_borrow_mut() else {
+            return;
+        };
+        if !run.finished {
+            let now = run.clock.elapsed();
+            let decision = run.action.on_timer(now);
+            run.perform(self, decision);
+        }
+    }
+
+    /// A promise given to `settle` settled with `value`.
+    fn settled(self: &Rc<Self>, what: Settled, attempt: JsValue, value: JsValue) {
+        let released = {
+            let Ok(mut run) = self.run.try_borrow_mut() else {
+                return;
+            };
+            run.pending = run.pending.saturating_sub(1);
+            let current = run.attempt.as_ref().map(|a| a.number);
+            let number = attempt.as_f64().map(|n| n as u32);
+            if !run.finished && number == current {
+                if let Some(decision) = run.on_settled(what, value) {
+                    run.perform(self, decision);
                 }
-                self.receive(result)
             }
-            Either::Right(Either::Right(())) => self.action.on_timer(self.clock.elapsed()),
-        }
+            // The last settlement after the stop frees the action (this closure included, once
+            // it returns).
+            if run.finished && run.pending == 0 {
+                run.settle.take()
+            } else {
+                None
+            }
+        };
+        drop(released);
+    }
+}
+
+impl Run {
+    /// Gives `promise`'s fulfilment and rejection to the settlement receiver, tagged.
+    fn listen(&mut self, promise: Promise, fulfilled: Settled, rejected: Settled, attempt: u32) {
+        let Some(settle) = &self.settle else { return };
+        let function: &Function = settle.as_ref().unchecked_ref();
+        let tag = |what: Settled| -> Function {
+            function
+                .bind2(
+                    &JsValue::NULL,
+                    &JsValue::from(what as u8),
+                    &JsValue::from(attempt),
+                )
+                .unchecked_into()
+        };
+        then(&promise, &tag(fulfilled), &tag(rejected));
+        self.pending = self.pending.saturating_add(1);
     }
 
-    /// Tells the model what the attempt brought back, now.
-    fn receive(&mut self, result: Result<Received, String>) -> Decision {
+    /// What a settlement means to the model: a decision, or nothing yet (the headers arrived;
+    /// the body is still coming).
+    fn on_settled(&mut self, what: Settled, value: JsValue) -> Option<Decision> {
         let now = self.clock.elapsed();
-        match result {
-            Ok(received) => {
+        match what {
+            Settled::Response => match self.read_head(value) {
+                Ok(()) => None,
+                Err(word) => Some(
+                    self.action
+                        .on_transport_error(now, TransportError::Failed(word)),
+                ),
+            },
+            Settled::Body => {
+                let head = self.attempt.take().and_then(|mut attempt| {
+                    attempt.abort = None;
+                    attempt.head.take()
+                });
+                let head = head.unwrap_or(Head {
+                    status: 0,
+                    retry_after: None,
+                    date: None,
+                });
+                self.body = Some(value);
                 let response = Response {
-                    status: received.status,
-                    retry_after: received.retry_after.as_deref(),
-                    clock: receipt_clock(received.date.as_deref()),
+                    status: head.status,
+                    retry_after: head.retry_after.as_deref(),
+                    clock: receipt_clock(head.date.as_deref()),
                 };
-                let decision = self.action.on_response(now, response);
-                self.body = Some(received.body);
-                decision
+                Some(self.action.on_response(now, response))
             }
-            Err(word) => self
-                .action
-                .on_transport_error(now, TransportError::Failed(word)),
+            Settled::Failure => {
+                if let Some(mut attempt) = self.attempt.take() {
+                    attempt.abort = None;
+                }
+                Some(
+                    self.action
+                        .on_transport_error(now, TransportError::Failed(failure_word(&value))),
+                )
+            }
         }
     }
 
-    /// Sends nothing until elapsed `until` (made late by `timerLateBy_s`), or until the
-    /// screen lets go; then the model decides again at the real time.
-    async fn wait(&mut self, until: Duration) -> Decision {
+    /// Performs `decision`, and whatever follows from it at once, until the driver has to wait
+    /// for something: a promise, a timer, or nothing at all (the stop).
+    fn perform(&mut self, shared: &Rc<Shared>, mut decision: Decision) {
+        loop {
+            self.show_progress(&shared.leave);
+            if shared.leave.is_set() && !matches!(decision, Decision::Stop(_)) {
+                decision = self.action.on_leave(self.clock.elapsed());
+                continue;
+            }
+            match decision {
+                Decision::Send { .. } => decision = self.send(),
+                Decision::Await { abort_at } => return self.arm(shared, abort_at),
+                Decision::Wait { until } => return self.wait(shared, until),
+                Decision::Stop(_) => return self.finish(),
+            }
+        }
+    }
+
+    /// Sends the attempt the model asked for, and waits for it until its cap.
+    fn send(&mut self) -> Decision {
+        let number = self.action.attempts();
+        let abort_at = match self.action.decision() {
+            Decision::Send { abort_at, .. } | Decision::Await { abort_at } => abort_at,
+            other => return other,
+        };
+        let Ok(abort) = AbortController::new() else {
+            return self.action.on_transport_error(
+                self.clock.elapsed(),
+                TransportError::Failed("network".into()),
+            );
+        };
+        let init = js_sys::Object::new();
+        set(&init, "method", &JsValue::from_str("GET"));
+        set(&init, "signal", &abort.signal());
+        let returned = self.request.fetch.call2(
+            &JsValue::UNDEFINED,
+            &JsValue::from_str(&self.request.url),
+            &init,
+        );
+        self.attempt = Some(Attempt {
+            number,
+            head: None,
+            abort: Some(abort),
+        });
+        match returned {
+            Ok(promise) => {
+                self.listen(
+                    Promise::resolve(&promise),
+                    Settled::Response,
+                    Settled::Failure,
+                    number,
+                );
+                Decision::Await { abort_at }
+            }
+            Err(error) => {
+                if let Some(mut attempt) = self.attempt.take() {
+                    attempt.abort = None;
+                }
+                self.action.on_transport_error(
+                    self.clock.elapsed(),
+                    TransportError::Failed(failure_word(&error)),
+                )
+            }
+        }
+    }
+
+    /// Reads a response's status and headers, and starts reading its body: the cap covers
+    /// the whole exchange.
+    fn read_head(&mut self, value: JsValue) -> Result<(), String> {
+        let response: web_sys::Response = value
+            .dyn_into()
+            .map_err(|_| String::from("not_a_response"))?;
+        let headers = response.headers();
+        let head = Head {
+            status: response.status(),
+            retry_after: headers.get("Retry-After").ok().flatten(),
+            date: headers.get("Date").ok().flatten(),
+        };
+        let text = response.text().map_err(|e| failure_word(&e))?;
+        let number = self.attempt.as_ref().map_or(0, |a| a.number);
+        if let Some(attempt) = self.attempt.as_mut() {
+            attempt.head = Some(head);
+        }
+        self.listen(text, Settled::Body, Settled::Failure, number);
+        Ok(())
+    }
+
+    /// Arms the one timer at elapsed `at`.
+    fn arm(&mut self, shared: &Rc<Shared>, at: Duration) {
+        let shared = Rc::clone(shared);
+        self.timer = Some(self.clock.call_at(at, move || shared.fired()));
+    }
+
+    /// Sends nothing until elapsed `until` (made late by `timerLateBy_s`).
+    fn wait(&mut self, shared: &Rc<Shared>, until: Duration) {
         if self.waited_for != Some(until) {
             self.waited_for = Some(until);
             self.waits = self.waits.saturating_add(1);
@@ -250,23 +417,63 @@ impl Run<'_> {
             .and_then(|k| self.request.timer_late_by.get(k))
             .copied()
             .unwrap_or_default();
-        let timer = self.clock.sleep_until(until.saturating_add(late));
-        match first(self.ownership.leave.wait(), timer).await {
-            Either::Left(()) => self.action.on_leave(self.clock.elapsed()),
-            Either::Right(()) => self.action.on_timer(self.clock.elapsed()),
-        }
+        self.arm(shared, until.saturating_add(late));
     }
 
-    /// Abandons whatever is still in flight, for good, and builds the report.
-    fn finish(mut self) -> Finished {
-        drop(self.attempt.take());
-        let outcome = self.action.stopped().map(|(_, cause)| cause.outcome());
-        let report = value_of(&self.action.into_report(&self.request.url).to_json());
-        Finished {
-            outcome,
-            report,
-            body: self.body.filter(|_| outcome == Some(Outcome::Success)),
+    /// Hands the view the visible state and the events it has not seen yet, while the screen
+    /// still owns the action, when either has changed.
+    fn show_progress(&mut self, leave: &Flag) {
+        if leave.is_set() {
+            return;
         }
+        let events = self.action.events();
+        let visible = self.action.visible();
+        if events.len() == self.reported && visible == self.shown {
+            return;
+        }
+        if let Some(on_update) = &self.request.on_update {
+            let update = Json::Object(vec![
+                ("visible".into(), report::texts(&visible)),
+                (
+                    "events".into(),
+                    report::events(events.get(self.reported..).unwrap_or_default()),
+                ),
+                ("outcome".into(), outcome(&self.action)),
+            ]);
+            // A throwing view must not break the action.
+            let _ = on_update.call1(&JsValue::UNDEFINED, &value_of(&update));
+        }
+        self.reported = self.action.events().len();
+        self.shown = visible;
+    }
+
+    /// Abandons whatever is still in flight, for good, gives up the screen, and settles the
+    /// caller's promise with the report.
+    fn finish(&mut self) {
+        self.finished = true;
+        drop(self.attempt.take());
+        drop(self.timer.take());
+        drop(self.ownership.take());
+        RUNNING.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
+        let outcome = self.action.stopped().map(|(_, cause)| cause.outcome());
+        let report = value_of(&self.action.report(&self.request.url).to_json());
+        if outcome == Some(Outcome::UserLeft) {
+            let error =
+                abort_error("the action stopped because its screen no longer owns it (user_left)");
+            set(&error, "report", &report);
+            let _ = self.reject.call1(&JsValue::UNDEFINED, &error);
+            return;
+        }
+        let body = match self
+            .body
+            .take()
+            .filter(|_| outcome == Some(Outcome::Success))
+        {
+            Some(text) => parse_json(&text).unwrap_or(text),
+            None => JsValue::NULL,
+        };
+        set(&report, "body", &body);
+        let _ = self.resolve.call1(&JsValue::UNDEFINED, &report);
     }
 }
 
@@ -292,37 +499,9 @@ fn receipt_clock(date: Option<&str>) -> ReceiptClock {
     }
 }
 
-/// One GET, through the caller's `fetch`, with its own abort signal; done when the body is
-/// read, so the cap covers the whole exchange.
-async fn exchange(fetch: Function, url: String, signal: AbortSignal) -> Result<Received, String> {
-    let init = js_sys::Object::new();
-    set(&init, "method", &JsValue::from_str("GET"));
-    set(&init, "signal", &signal);
-    let returned = fetch
-        .call2(&JsValue::UNDEFINED, &JsValue::from(url), &init)
-        .map_err(|e| failure_word(&e))?;
-    let response = JsFuture::from(Promise::resolve(&returned))
-        .await
-        .map_err(|e| failure_word(&e))?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| String::from("not_a_response"))?;
-    let headers = response.headers();
-    let retry_after = headers.get("Retry-After").ok().flatten();
-    let date = headers.get("Date").ok().flatten();
-    let text = response.text().map_err(|e| failure_word(&e))?;
-    let body = JsFuture::from(text).await.map_err(|e| failure_word(&e))?;
-    Ok(Received {
-        status: response.status(),
-        retry_after,
-        date,
-        body,
-    })
-}
-
 /// A word for a failed fetch: `network` for the `TypeError` that fetch rejects with, and for
-/// an `AbortError` (the driver never polls a request it aborted itself, so one that reaches
-/// here came from below: Firefox rejects a body cut off by a connection reset that way); the
+/// an `AbortError` (the driver ignores what it aborted itself, so one that reaches the model
+/// came from below: Firefox rejects a body cut off by a connection reset that way); the
 /// error's name otherwise (an injected fetch may have its own).
 fn failure_word(error: &JsValue) -> String {
     let name = js_sys::Reflect::get(error, &JsValue::from_str("name"))
@@ -332,26 +511,4 @@ fn failure_word(error: &JsValue) -> String {
         Some("TypeError" | "AbortError") | None => "network".into(),
         Some(other) => other.into(),
     }
-}
-
-enum Either<A, B> {
-    Left(A),
-    Right(B),
-}
-
-/// Whichever of two futures finishes first; `a` wins a tie. The loser is dropped, which for a
-/// timer clears it.
-async fn first<A: Future, B: Future>(a: A, b: B) -> Either<A::Output, B::Output> {
-    let mut a = pin!(a);
-    let mut b = pin!(b);
-    poll_fn(|cx| {
-        if let Poll::Ready(out) = a.as_mut().poll(cx) {
-            return Poll::Ready(Either::Left(out));
-        }
-        if let Poll::Ready(out) = b.as_mut().poll(cx) {
-            return Poll::Ready(Either::Right(out));
-        }
-        Poll::Pending
-    })
-    .await
 }

@@ -28,6 +28,13 @@ extern "C" {
     #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
     fn json_parse(text: &str) -> JsValue;
 
+    /// A promise, with `then` taking plain functions (bound ones, here).
+    #[wasm_bindgen(js_name = Promise)]
+    type Thenable;
+
+    #[wasm_bindgen(method, js_name = then)]
+    fn then_with(this: &Thenable, fulfilled: &js_sys::Function, rejected: &js_sys::Function);
+
     /// `JSON.parse(text)` of text from elsewhere.
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
     pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
@@ -41,6 +48,17 @@ pub(crate) fn global() -> JsValue {
 /// Sets a property of an object this module (or the API) has just created.
 pub(crate) fn set(object: &JsValue, key: &str, value: &JsValue) {
     reflect_set(object, key, value);
+}
+
+/// `promise.then(fulfilled, rejected)`.
+pub(crate) fn then(
+    promise: &js_sys::Promise,
+    fulfilled: &js_sys::Function,
+    rejected: &js_sys::Function,
+) {
+    promise
+        .unchecked_ref::<Thenable>()
+        .then_with(fulfilled, rejected);
 }
 
 /// A model value as the plain JavaScript value it describes.

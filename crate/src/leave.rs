@@ -3,8 +3,6 @@
 //! for the same screen. Any of them ends the action for good.
 
 use core::cell::Cell;
-use core::future::poll_fn;
-use core::task::{Context, Poll, Waker};
 use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
@@ -27,20 +25,21 @@ extern "C" {
     fn remove_listener(this: &Target, kind: &str, listener: &Closure<dyn FnMut()>);
 }
 
-/// A one-way switch with a waiting task: once set, it stays set. The screen letting go is one;
-/// a timer firing is another.
+/// A one-way switch: once set, it stays set, and its one listener is told, once. The screen
+/// letting go is one.
 #[derive(Default)]
 pub(crate) struct Flag {
     set: Cell<bool>,
-    waker: Cell<Option<Waker>>,
+    listener: Cell<Option<Box<dyn FnOnce()>>>,
 }
 
 impl Flag {
-    /// Sets the switch and wakes the task waiting for it.
+    /// Sets the switch and tells the listener, the first time.
     pub(crate) fn set(&self) {
-        self.set.set(true);
-        if let Some(waker) = self.waker.take() {
-            waker.wake();
+        if !self.set.replace(true) {
+            if let Some(listener) = self.listener.take() {
+                listener();
+            }
         }
     }
 
@@ -49,19 +48,11 @@ impl Flag {
         self.set.get()
     }
 
-    /// Ready once the switch is set; otherwise the task is woken when it is.
-    pub(crate) fn poll_set(&self, cx: &mut Context<'_>) -> Poll<()> {
-        if self.set.get() {
-            Poll::Ready(())
-        } else {
-            self.waker.set(Some(cx.waker().clone()));
-            Poll::Pending
+    /// Calls `listener` when the switch is set (never, if it already is).
+    pub(crate) fn on_set(&self, listener: Box<dyn FnOnce()>) {
+        if !self.is_set() {
+            self.listener.set(Some(listener));
         }
-    }
-
-    /// Resolves when the switch is set.
-    pub(crate) async fn wait(&self) {
-        poll_fn(|cx| self.poll_set(cx)).await;
     }
 }
 
@@ -144,14 +135,18 @@ impl Ownership {
             listeners.push(Listener::new(&global, "pagehide", &leave));
         }
         if let Some(name) = &screen {
-            with_screens(|screens| {
+            let previous = with_screens(|screens| {
                 if let Some(slot) = screens.iter_mut().find(|(key, _)| key == name) {
-                    let previous = core::mem::replace(&mut slot.1, Rc::clone(&leave));
-                    previous.set();
+                    Some(core::mem::replace(&mut slot.1, Rc::clone(&leave)))
                 } else {
                     screens.push((name.clone(), Rc::clone(&leave)));
+                    None
                 }
             });
+            // The action that held the screen ends now, outside the registry's borrow.
+            if let Some(previous) = previous.flatten() {
+                previous.set();
+            }
         }
         Ownership {
             leave,

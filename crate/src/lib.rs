@@ -11,11 +11,18 @@
 //! lets go), `driver` (one action, start to stop) and `api` (the exported functions and their
 //! TypeScript types).
 
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
+
 mod api;
 mod clock;
 mod driver;
 mod js;
 mod leave;
 
-pub use api::{fetch_with_budget, owned_screens, running_actions, simulate};
+#[cfg(feature = "full")]
+pub use api::simulate;
+pub use api::{fetch_with_budget, owned_screens, running_actions};
 pub use retry_budget_model::Policy;

@@ -165,6 +165,7 @@ pub fn router(state: Arc<AppState>, root: &Path, mounts: &[(String, PathBuf)]) -
         )
         .route_service("/", ServeFile::new(www.join("index.html")))
         .nest_service("/pkg", dir(&root.join("crate").join("pkg")))
+        .nest_service("/pkg-full", dir(&root.join("crate").join("pkg-full")))
         .nest_service("/fixtures", dir(&root.join("fixtures")))
         .fallback_service(dir(&www))
         .with_state(Arc::clone(&state))

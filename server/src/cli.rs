@@ -7,7 +7,7 @@ pub const USAGE: &str = "\
 usage: fixture-server [--host HOST] [--port PORT] [--root DIR] [--second-port PORT] [--faults FILE]
                       [--mount PREFIX=DIR]...
 
-Serves the page (www/), the wasm package (crate/pkg/) and the fixtures, and answers
+Serves the page (www/), the wasm packages (crate/pkg/, crate/pkg-full/) and the fixtures, and answers
 GET /palettes?collection=coast&scenario=NAME&run=RUN from the scenarios in DIR/fixtures/*.json.
 
   --host HOST          address to listen on (default 127.0.0.1)

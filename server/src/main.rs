@@ -124,6 +124,10 @@ fn warn_missing(root: &std::path::Path) {
             "crate/pkg/retry_budget.js",
             "build the wasm package first (wasm-pack build), or /pkg/ will be empty",
         ),
+        (
+            "crate/pkg-full/retry_budget.js",
+            "build the full package first (scripts/run does): the page loads /pkg-full/",
+        ),
     ] {
         if !root.join(path).is_file() {
             eprintln!(

@@ -476,6 +476,11 @@ async fn static_files_are_served_with_their_types_and_no_listing() {
         ),
         ("/pkg/retry_budget_bg.wasm", "application/wasm", WASM_BYTES),
         (
+            "/pkg-full/retry_budget.js",
+            "text/javascript",
+            b"export function simulate() {}\n",
+        ),
+        (
             "/fixtures/tiny.json",
             "application/json",
             support::TINY_SCENARIOS.as_bytes(),

@@ -115,6 +115,10 @@ pub fn tiny_root() -> TempDir {
         "export default function init() {}\n",
     );
     root.write("crate/pkg/retry_budget_bg.wasm", WASM_BYTES);
+    root.write(
+        "crate/pkg-full/retry_budget.js",
+        "export function simulate() {}\n",
+    );
     root.write("secret.txt", SECRET);
     root
 }

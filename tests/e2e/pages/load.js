@@ -5,7 +5,7 @@
 // "an ended action leaves nothing behind" is measured rather than assumed: setTimeout,
 // clearTimeout and EventTarget's add/removeEventListener are wrapped before any action runs
 // (the wasm glue looks them up at each call). Everything it writes to the page is text.
-import init, { fetchWithBudget, simulate, runningActions, ownedScreens } from "/pkg/retry_budget.js";
+import init, { fetchWithBudget, simulate, runningActions, ownedScreens } from "/pkg-full/retry_budget.js";
 
 // ---- Instrumentation -------------------------------------------------------------------------
 
