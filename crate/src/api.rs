@@ -134,83 +134,106 @@ pub fn fetch_with_budget(
 
 /// Checks and reads `fetchWithBudget`'s arguments.
 fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsError> {
-    let url = if let Some(url) = url.as_string() {
-        url
-    } else if Js(url.clone()).member("href").is_some() {
-        string_of(url)
-    } else {
-        return Err(error(
-            "fetchWithBudget: the first argument must be a URL string or URL object",
-        ));
-    };
-    // An option given as `undefined` is absent; `null` is absent too, except for `method`.
-    let given = |name: &str| {
-        options
-            .as_ref()
-            .and_then(|o| Js(o.clone()).member(name))
-            .map(|v| v.0)
-    };
-    let set = |name: &str| given(name).filter(|v| !v.is_null());
-    if let Some(method) = given("method") {
-        let method = method.as_string().unwrap_or_default();
-        if !method.eq_ignore_ascii_case("GET") {
-            return Err(error(
-                "fetchWithBudget retries reads only and refuses any method but GET: \
-                 a write needs an operation identity and a recovery contract before it may be retried",
-            ));
-        }
-    }
-    let policy = match set("policy") {
-        None => Policy::new(),
-        Some(p) => parse_policy("options", Js(p))
-            .map_err(|e| api_error(&["options.", &e.field, ": ", &e.message]))?,
-    };
-    let fetch = match set("fetch") {
-        None => Js(global())
-            .member("fetch")
-            .and_then(|f| f.0.dyn_into::<Function>().ok())
-            .ok_or_else(|| {
-                error("fetchWithBudget: there is no global fetch; pass options.fetch")
-            })?,
-        Some(f) => f
-            .dyn_into::<Function>()
-            .map_err(|_| error("fetchWithBudget: options.fetch must be a function"))?,
-    };
-    let on_update = match set("onUpdate") {
-        None => None,
-        Some(f) => Some(
-            f.dyn_into::<Function>()
-                .map_err(|_| error("fetchWithBudget: options.onUpdate must be a function"))?,
-        ),
-    };
-    let signal = match set("signal") {
-        None => None,
-        Some(s) => Some(
-            s.dyn_into::<AbortSignal>()
-                .map_err(|_| error("fetchWithBudget: options.signal must be an AbortSignal"))?,
-        ),
-    };
-    let screen = match set("screen") {
-        None => None,
-        Some(s) => Some(
-            s.as_string()
-                .ok_or_else(|| error("fetchWithBudget: options.screen must be a string"))?,
-        ),
-    };
-    let timer_late_by = match set("timerLateBy_s") {
-        None => Vec::new(),
-        Some(v) => parse_seconds_list("options", "timerLateBy_s", Js(v))
-            .map_err(|e| api_error(&["options.", &e.field, ": ", &e.message]))?,
-    };
+    let url = read_url(url)?;
+    let options = Options(options.map(Js));
+    options.refuse_writes()?;
     Ok(Request {
-        timer_late_by,
         url,
-        policy,
-        fetch,
-        on_update,
-        signal,
-        screen,
+        policy: match options.set("policy") {
+            None => Policy::new(),
+            Some(p) => parse_policy("options", Js(p)).map_err(|e| option_error(&e))?,
+        },
+        fetch: match options.set("fetch") {
+            None => Js(global())
+                .member("fetch")
+                .and_then(|f| f.0.dyn_into::<Function>().ok())
+                .ok_or_else(|| {
+                    error("fetchWithBudget: there is no global fetch; pass options.fetch")
+                })?,
+            Some(f) => function(f, "fetch")?,
+        },
+        on_update: options
+            .set("onUpdate")
+            .map(|f| function(f, "onUpdate"))
+            .transpose()?,
+        signal: options
+            .set("signal")
+            .map(|s| {
+                s.dyn_into::<AbortSignal>()
+                    .map_err(|_| error("fetchWithBudget: options.signal must be an AbortSignal"))
+            })
+            .transpose()?,
+        screen: options
+            .set("screen")
+            .map(|s| {
+                s.as_string()
+                    .ok_or_else(|| error("fetchWithBudget: options.screen must be a string"))
+            })
+            .transpose()?,
+        timer_late_by: match options.set("timerLateBy_s") {
+            None => Vec::new(),
+            Some(v) => parse_seconds_list("options", "timerLateBy_s", Js(v))
+                .map_err(|e| option_error(&e))?,
+        },
     })
+}
+
+/// The first argument: a URL string, or a URL object (its `href`).
+fn read_url(url: &JsValue) -> Result<String, JsError> {
+    if let Some(url) = url.as_string() {
+        Ok(url)
+    } else if Js(url.clone()).member("href").is_some() {
+        Ok(string_of(url))
+    } else {
+        Err(error(
+            "fetchWithBudget: the first argument must be a URL string or URL object",
+        ))
+    }
+}
+
+/// The options object, if any.
+struct Options(Option<Js>);
+
+impl Options {
+    /// An option as given; one given as `undefined` is absent.
+    fn given(&self, name: &str) -> Option<JsValue> {
+        self.0.as_ref().and_then(|o| o.member(name)).map(|v| v.0)
+    }
+
+    /// An option that is set: `null` is absent too.
+    fn set(&self, name: &str) -> Option<JsValue> {
+        self.given(name).filter(|v| !v.is_null())
+    }
+
+    /// Refuses any method but GET (`null` included): this scheduler retries reads only.
+    fn refuse_writes(&self) -> Result<(), JsError> {
+        let Some(method) = self.given("method") else {
+            return Ok(());
+        };
+        if method
+            .as_string()
+            .unwrap_or_default()
+            .eq_ignore_ascii_case("GET")
+        {
+            return Ok(());
+        }
+        Err(error(
+            "fetchWithBudget retries reads only and refuses any method but GET: \
+             a write needs an operation identity and a recovery contract before it may be retried",
+        ))
+    }
+}
+
+/// `options.NAME` as a function.
+fn function(value: JsValue, name: &str) -> Result<Function, JsError> {
+    value
+        .dyn_into::<Function>()
+        .map_err(|_| api_error(&["options.", name, " must be a function"]))
+}
+
+/// A rejected option, named: `fetchWithBudget: options.FIELD: MESSAGE`.
+fn option_error(e: &retry_budget_model::scenario::ScenarioError) -> JsError {
+    api_error(&["options.", &e.field, ": ", &e.message])
 }
 
 #[cfg(feature = "full")]
