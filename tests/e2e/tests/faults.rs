@@ -25,15 +25,13 @@
 //! positive control proves the beacon is logged when something does fetch it, and that the
 //! page's policy blocks an inline script injected into it.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
 use serde_json::{json, Value};
 
-use common::{
+use e2e::{
     full_log, js, number, open_ready, palettes_only, run_log, screenshot, session, start_action,
     start_server, text_of, wait_until, Browser,
 };
@@ -561,7 +559,7 @@ async fn check_case(
 /// The hostile-display scenario: everything shown as text, nothing run, nothing fetched.
 async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<String> {
     let mut failures = Vec::new();
-    let scenario = common::fixture("hostile-display");
+    let scenario = e2e::fixture("hostile-display");
     let body: Vec<String> = match &scenario.responses[1].reply {
         retry_budget::scenario::Reply::Http {
             body: Some(Value::Array(items)),
@@ -725,15 +723,7 @@ async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<Str
 async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> {
     let mut failures = Vec::new();
     let mut want: Vec<Value> = Vec::new();
-    let dir = common::root().join("fixtures");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    for path in files {
+    for path in e2e::fixture_files() {
         let doc: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("a fixture file"))
                 .expect("JSON");
@@ -747,7 +737,7 @@ async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> 
         want.push(json!({ "label": file, "options": names }));
     }
     let server_faults: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::root().join("server/transport-faults.json"))
+        &std::fs::read_to_string(e2e::root().join("server/transport-faults.json"))
             .expect("the fault file"),
     )
     .expect("JSON");
@@ -889,12 +879,4 @@ async fn run_browser(browser: Browser) {
     assert!(failed.is_empty(), "{} failed: {failed:?}", browser.name());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_survives_server_faults_and_hostile_display() {
-    run_browser(Browser::Chromium).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn firefox_survives_server_faults_and_hostile_display() {
-    run_browser(Browser::Firefox).await;
-}
+e2e::browser_tests!(run_browser: chromium_survives_server_faults_and_hostile_display, firefox_survives_server_faults_and_hostile_display);
