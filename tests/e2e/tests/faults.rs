@@ -72,7 +72,9 @@ fn faulted(status: Value, fault: &'static str) -> Req {
     }
 }
 
-/// One fault and everything that must be true after it.
+/// One fault and everything that must be true after it. Left to `Default`: same origin, no
+/// forbidden text, no kind to show, no wait or abort timed, no list, no resends by the browser.
+#[derive(Default)]
 struct Case {
     label: &'static str,
     scenario: &'static str,
@@ -109,45 +111,35 @@ fn cases() -> Vec<Case> {
         Case {
             label: "429 with Retry-After: 99999999999999999999",
             scenario: "huge-retry-after-seconds",
-            cross_origin: false,
             outcome: "budget_exhausted",
             headline: "Stopped: retry budget cannot fit another request.",
             state_has: vec![
                 "Last response: 429. Attempts: 1 of 3.",
                 "The service requested a delay longer than any budget. No retry was sent.",
             ],
-            never: vec![],
             last_status: "429",
             last_raw: Some("\"99999999999999999999\""),
             last_kind_has: vec!["delay-seconds"],
             requests: vec![req(json!(429))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "two Retry-After lines (read as \"3, 4\")",
             scenario: "two-retry-after-lines",
-            cross_origin: false,
             outcome: "attempts_exhausted",
             headline: "Stopped: all 2 attempts were rate limited.",
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
-            never: vec![],
             last_status: "429",
             last_raw: Some("\"3, 4\""),
             last_kind_has: vec!["invalid; the local fallback applies"],
             requests: vec![req(json!(429)), req(json!(429))],
             // The 0.5 s fallback: reading "3" or "4" would have stopped on the budget at once.
             gap_s: Some(0.5),
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "Retry-After date 176 years ahead",
             scenario: "retry-after-date-far-future",
-            cross_origin: false,
             outcome: "budget_exhausted",
             headline: "Stopped: retry budget cannot fit another request.",
             state_has: vec![
@@ -155,58 +147,44 @@ fn cases() -> Vec<Case> {
                 // Measured against the response's own Date: exactly the scripted offset.
                 "The service requested a 5554051200-second delay. No retry was sent.",
             ],
-            never: vec![],
             last_status: "429",
             last_raw: None,
             last_kind_has: vec!["an HTTP-date, a 5554051200-second delay"],
             requests: vec![req(json!(429))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "Retry-After Fri, 31 Dec 9999 23:59:59 GMT",
             scenario: "retry-after-date-year-9999",
-            cross_origin: false,
             outcome: "budget_exhausted",
             headline: "Stopped: retry budget cannot fit another request.",
             state_has: vec![
                 "Last response: 429. Attempts: 1 of 3.",
                 "The service requested a delay longer than any budget. No retry was sent.",
             ],
-            never: vec![],
             last_status: "429",
             last_raw: Some("\"Fri, 31 Dec 9999 23:59:59 GMT\""),
             last_kind_has: vec!["an HTTP-date"],
             requests: vec![req(json!(429))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "Retry-After date in the past",
             scenario: "retry-after-date-in-past",
-            cross_origin: false,
             outcome: "success",
             headline: "Loaded: the list is ready.",
             state_has: vec!["Last response: 200. Attempts: 2 of 3."],
-            never: vec![],
             last_status: "200",
             last_raw: Some("(absent)"),
-            last_kind_has: vec![],
             requests: vec![req(json!(429)), req(json!(200))],
             // Delay 0, so the 0.3 s minimum wait; the 2 s fallback would mean it was not read.
             gap_s: Some(0.3),
-            gone_after_s: None,
             list: vec!["sea glass", "driftwood", "kelp"],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "503 with Retry-After",
             scenario: "status-503-with-retry-after",
-            cross_origin: false,
             outcome: "not_retryable",
             headline: "Stopped: the service answered with a status that is not retried.",
             state_has: vec!["Last response: 503. Attempts: 1 of 3."],
@@ -215,10 +193,7 @@ fn cases() -> Vec<Case> {
             last_raw: Some("\"1\""),
             last_kind_has: vec!["delay-seconds, a 1-second delay (not used: 503 is not retried)"],
             requests: vec![req(json!(503))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "cross-origin 429s with CORS, the control",
@@ -227,15 +202,12 @@ fn cases() -> Vec<Case> {
             outcome: "attempts_exhausted",
             headline: "Stopped: all 2 attempts were rate limited.",
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
-            never: vec![],
             last_status: "429",
             last_raw: Some("\"1\""),
             last_kind_has: vec!["delay-seconds, a 1-second delay"],
             requests: vec![req(json!(429)), req(json!(429))],
             gap_s: Some(1.0),
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "cross-origin 429 without Access-Control-Allow-Origin",
@@ -247,12 +219,8 @@ fn cases() -> Vec<Case> {
             never: vec!["rate limited", "429"],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!(429), "omit_cors")],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "cross-origin Retry-After not exposed",
@@ -261,7 +229,6 @@ fn cases() -> Vec<Case> {
             outcome: "attempts_exhausted",
             headline: "Stopped: all 2 attempts were rate limited.",
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
-            never: vec![],
             last_status: "429",
             last_raw: Some("(absent)"),
             last_kind_has: vec![
@@ -275,73 +242,52 @@ fn cases() -> Vec<Case> {
             ],
             // The 0.3 s fallback, not the server's 1 s.
             gap_s: Some(0.3),
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "a body that never finishes",
             scenario: "fault-endless-body",
-            cross_origin: false,
             outcome: "transport_error",
             headline: "Stopped: attempt 1 took longer than its 1-second limit.",
             state_has: vec!["Last response: none. Attempts: 1 of 3. Elapsed: 1 second."],
-            never: vec![],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!(200), "endless_body")],
-            gap_s: None,
             // The cap (1 s) aborts the fetch, which closes the connection.
             gone_after_s: Some(1.0),
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "a connection reset",
             scenario: "fault-connection-reset",
-            cross_origin: false,
             outcome: "transport_error",
             headline: "Stopped: the request failed (network).",
             state_has: vec!["Last response: none. Attempts: 1 of 3."],
-            never: vec![],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!("reset"), "reset")],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
             browser_resends: true,
+            ..Case::default()
         },
         Case {
             label: "a connection reset mid-body",
             scenario: "fault-connection-reset-mid-body",
-            cross_origin: false,
             outcome: "transport_error",
             headline: "Stopped: the request failed (network).",
             state_has: vec!["Last response: none. Attempts: 1 of 3."],
-            never: vec![],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!(200), "reset_mid_body")],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "a same-origin 302, followed by fetch",
             scenario: "fault-redirect",
-            cross_origin: false,
             outcome: "success",
             headline: "Loaded: the list is ready.",
             state_has: vec!["Last response: 200. Attempts: 1 of 3."],
-            never: vec![],
             last_status: "200",
             last_raw: Some("(absent)"),
-            last_kind_has: vec![],
             // One attempt, two requests: the 302 and the one it leads to. No more.
             requests: vec![
                 Req {
@@ -357,10 +303,8 @@ fn cases() -> Vec<Case> {
                     uri_lacks: None,
                 },
             ],
-            gap_s: None,
-            gone_after_s: None,
             list: vec!["sea glass", "driftwood", "kelp"],
-            browser_resends: false,
+            ..Case::default()
         },
     ]
 }
