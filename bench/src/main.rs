@@ -17,14 +17,12 @@ mod measure;
 mod render;
 mod size;
 mod stats;
-mod web;
 
 use std::path::PathBuf;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use harness::{Browser, Measure, ServerOptions, Session};
 use serde_json::{json, Map, Value};
-
-use web::{Browser, Session};
 
 struct Config {
     root: PathBuf,
@@ -205,16 +203,24 @@ async fn main() {
     let mut in_browser = Map::new();
     let mut memory = Map::new();
     let models = measure::models(&c.root);
-    match web::start_server(&c.server, &c.root).await {
+    let server = harness::start_server(&ServerOptions {
+        binary: &c.server,
+        root: &c.root,
+        second_origin: false,
+        mounts: &[("/bench", "bench/pages")],
+    })
+    .await;
+    match server {
         Err(e) => {
             failed(&mut errors, "fixture server", e);
         }
-        Ok((_server, base)) => {
+        Ok(server) => {
+            let base = server.base.clone();
             // One browser at a time: two cores, and timers are what this measures.
             for &browser in &c.browsers {
                 let name = browser.name();
                 progress(&format!("{name}: starting a session"));
-                let session = match Session::start(browser).await {
+                let session = match Session::start(browser, Measure::Memory).await {
                     Ok(s) => s,
                     Err(e) => {
                         let v = failed(&mut errors, name, e);
