@@ -147,6 +147,15 @@ struct Lateness {
     wake: Vec<f64>,
 }
 
+impl Lateness {
+    /// Appends `other`'s figures to these.
+    fn extend(&mut self, other: &Lateness) {
+        self.trace.extend(&other.trace);
+        self.server.extend(&other.server);
+        self.wake.extend(&other.wake);
+    }
+}
+
 fn lateness(run: &Value, model: &[f64]) -> Lateness {
     let trace = numbers(run.get("trace_starts_s"));
     let arrivals = numbers(run.get("arrivals_ms"));
@@ -214,12 +223,40 @@ pub async fn fidelity(
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut all = Lateness::default();
-    let mut by_scenario: BTreeMap<String, Lateness> = BTreeMap::new();
-    let mut outcome_mismatches = Vec::new();
-    let mut attempt_mismatches = Vec::new();
-    let mut errors = Vec::new();
+    let mut checked = Checked::default();
     for run in &runs {
+        checked.add(run, models);
+    }
+    let figures = json!({
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "runs": runs.len(),
+        "wall_s": result.get("wall_s").and_then(Value::as_f64).map(round),
+        "trace_late_ms": late_json(&checked.all.trace),
+        "server_late_ms": late_json(&checked.all.server),
+        "wake_late_ms": late_json(&checked.all.wake),
+        "by_scenario": by_scenario_json(checked.by_scenario),
+        "outcome_mismatches": checked.outcome_mismatches,
+        "attempt_count_mismatches": checked.attempt_mismatches,
+        "errors": checked.errors,
+    });
+    Ok((figures, Value::Array(runs)))
+}
+
+/// The live runs compared with the model: their lateness, in all and by scenario, and what
+/// did not match.
+#[derive(Default)]
+struct Checked {
+    all: Lateness,
+    by_scenario: BTreeMap<String, Lateness>,
+    outcome_mismatches: Vec<String>,
+    attempt_mismatches: Vec<String>,
+    errors: Vec<String>,
+}
+
+impl Checked {
+    /// Compares one live run with the model of its scenario.
+    fn add(&mut self, run: &Value, models: &BTreeMap<String, Model>) {
         let name = run
             .get("scenario")
             .and_then(Value::as_str)
@@ -230,37 +267,40 @@ pub async fn fidelity(
             run.get("round").unwrap_or(&Value::Null)
         );
         if let Some(error) = run.get("error").and_then(Value::as_str) {
-            errors.push(format!("{label}: {error}"));
+            self.errors.push(format!("{label}: {error}"));
         }
         let Some(model) = models.get(&name) else {
-            errors.push(format!("{label}: no such scenario in the fixture file"));
-            continue;
+            self.errors
+                .push(format!("{label}: no such scenario in the fixture file"));
+            return;
         };
+        self.compare_counts(&label, run, model);
+        let late = lateness(run, &model.starts_s);
+        self.all.extend(&late);
+        self.by_scenario.entry(name).or_default().extend(&late);
+    }
+
+    /// Records where the run's outcome or its number of attempts differs from the model's.
+    fn compare_counts(&mut self, label: &str, run: &Value, model: &Model) {
         let outcome = run.get("outcome").and_then(Value::as_str).unwrap_or("none");
         if outcome != model.outcome {
-            outcome_mismatches.push(format!("{label}: live {outcome}, model {}", model.outcome));
+            self.outcome_mismatches
+                .push(format!("{label}: live {outcome}, model {}", model.outcome));
         }
         let trace = numbers(run.get("trace_starts_s")).len();
         let arrived = numbers(run.get("arrivals_ms")).len();
         let want = model.starts_s.len();
         if trace != want || arrived != want {
-            attempt_mismatches.push(format!(
+            self.attempt_mismatches.push(format!(
                 "{label}: model {want} attempts, driver trace {trace}, server {arrived}"
             ));
         }
-        let late = lateness(run, &model.starts_s);
-        let entry = by_scenario.entry(name).or_default();
-        for (from, into) in [
-            (&late.trace, [&mut all.trace, &mut entry.trace]),
-            (&late.server, [&mut all.server, &mut entry.server]),
-            (&late.wake, [&mut all.wake, &mut entry.wake]),
-        ] {
-            for target in into {
-                target.extend(from);
-            }
-        }
     }
-    let scenarios: Map<String, Value> = by_scenario
+}
+
+/// The largest lateness of each scenario that retried, by both clocks.
+fn by_scenario_json(by_scenario: BTreeMap<String, Lateness>) -> Map<String, Value> {
+    by_scenario
         .into_iter()
         .filter(|(_, l)| !l.trace.is_empty() || !l.server.is_empty())
         .map(|(name, l)| {
@@ -274,21 +314,7 @@ pub async fn fidelity(
                 }),
             )
         })
-        .collect();
-    let figures = json!({
-        "rounds": rounds,
-        "concurrency": concurrency,
-        "runs": runs.len(),
-        "wall_s": result.get("wall_s").and_then(Value::as_f64).map(round),
-        "trace_late_ms": late_json(&all.trace),
-        "server_late_ms": late_json(&all.server),
-        "wake_late_ms": late_json(&all.wake),
-        "by_scenario": scenarios,
-        "outcome_mismatches": outcome_mismatches,
-        "attempt_count_mismatches": attempt_mismatches,
-        "errors": errors,
-    });
-    Ok((figures, Value::Array(runs)))
+        .collect()
 }
 
 /// Opens `url` (a page of `bench/pages/`) from a blank page and waits (up to `limit`) for the
