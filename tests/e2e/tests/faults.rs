@@ -106,23 +106,39 @@ struct Case {
     browser_resends: bool,
 }
 
+/// A 429 whose `Retry-After` (shown as `last_raw`, read as `last_kind`) asks for a delay longer
+/// than any budget: the action stops after its first request, and says why.
+fn beyond_any_budget(
+    label: &'static str,
+    scenario: &'static str,
+    last_raw: &'static str,
+    last_kind: &'static str,
+) -> Case {
+    Case {
+        label,
+        scenario,
+        outcome: "budget_exhausted",
+        headline: "Stopped: retry budget cannot fit another request.",
+        state_has: vec![
+            "Last response: 429. Attempts: 1 of 3.",
+            "The service requested a delay longer than any budget. No retry was sent.",
+        ],
+        last_status: "429",
+        last_raw: Some(last_raw),
+        last_kind_has: vec![last_kind],
+        requests: vec![req(json!(429))],
+        ..Case::default()
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
-        Case {
-            label: "429 with Retry-After: 99999999999999999999",
-            scenario: "huge-retry-after-seconds",
-            outcome: "budget_exhausted",
-            headline: "Stopped: retry budget cannot fit another request.",
-            state_has: vec![
-                "Last response: 429. Attempts: 1 of 3.",
-                "The service requested a delay longer than any budget. No retry was sent.",
-            ],
-            last_status: "429",
-            last_raw: Some("\"99999999999999999999\""),
-            last_kind_has: vec!["delay-seconds"],
-            requests: vec![req(json!(429))],
-            ..Case::default()
-        },
+        beyond_any_budget(
+            "429 with Retry-After: 99999999999999999999",
+            "huge-retry-after-seconds",
+            "\"99999999999999999999\"",
+            "delay-seconds",
+        ),
         Case {
             label: "two Retry-After lines (read as \"3, 4\")",
             scenario: "two-retry-after-lines",
@@ -153,21 +169,12 @@ fn cases() -> Vec<Case> {
             requests: vec![req(json!(429))],
             ..Case::default()
         },
-        Case {
-            label: "Retry-After Fri, 31 Dec 9999 23:59:59 GMT",
-            scenario: "retry-after-date-year-9999",
-            outcome: "budget_exhausted",
-            headline: "Stopped: retry budget cannot fit another request.",
-            state_has: vec![
-                "Last response: 429. Attempts: 1 of 3.",
-                "The service requested a delay longer than any budget. No retry was sent.",
-            ],
-            last_status: "429",
-            last_raw: Some("\"Fri, 31 Dec 9999 23:59:59 GMT\""),
-            last_kind_has: vec!["an HTTP-date"],
-            requests: vec![req(json!(429))],
-            ..Case::default()
-        },
+        beyond_any_budget(
+            "Retry-After Fri, 31 Dec 9999 23:59:59 GMT",
+            "retry-after-date-year-9999",
+            "\"Fri, 31 Dec 9999 23:59:59 GMT\"",
+            "an HTTP-date",
+        ),
         Case {
             label: "Retry-After date in the past",
             scenario: "retry-after-date-in-past",
