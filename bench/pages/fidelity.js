@@ -8,12 +8,7 @@
 // them with the model (run natively on each scenario as a live run can play it, as tests/e2e
 // does: a response scripted to land exactly on its cap is one the cap aborts).
 
-// scripts/bench waits on this promise (one WebDriver call that does not poll: polling the page
-// while it runs delays Firefox's timers by tens of milliseconds).
-let finish;
-window.benchDone = new Promise((resolve) => {
-  finish = resolve;
-});
+import { report } from "./report.js";
 
 // The glue is imported by measure(), so that a broken package is reported, not hung.
 let fetchWithBudget;
@@ -105,12 +100,4 @@ async function measure() {
   return { rounds, concurrency, scenarios: scenarios.length, wall_s, runs };
 }
 
-let result;
-try {
-  result = await measure();
-} catch (e) {
-  result = { error: String(e?.message ?? e) };
-}
-window.benchResult = result;
-finish(result);
-document.getElementById("state").textContent = result.error ?? `${result.runs.length} runs`;
+await report(measure, (result) => result.error ?? `${result.runs.length} runs`);

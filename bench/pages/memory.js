@@ -10,12 +10,7 @@
 // Of every ten actions, seven complete, one is superseded by the next one on the same screen,
 // that next one completes, and one is left through its AbortSignal just after its first answer.
 
-// scripts/bench waits on this promise (one WebDriver call that does not poll: polling the page
-// while it runs delays Firefox's timers by tens of milliseconds).
-let finish;
-window.benchDone = new Promise((resolve) => {
-  finish = resolve;
-});
+import { report } from "./report.js";
 
 const native = {
   setTimeout: globalThis.setTimeout,
@@ -186,12 +181,4 @@ async function measure() {
   return { actions: total, batch, policy, run_ms: ms, outcomes: tally, before, half, after, after_idle: afterIdle, peak, calls };
 }
 
-let result;
-try {
-  result = await measure();
-} catch (e) {
-  result = { error: String(e?.message ?? e) };
-}
-window.benchResult = result;
-finish(result);
-document.getElementById("state").textContent = JSON.stringify(result);
+await report(measure);

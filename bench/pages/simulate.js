@@ -3,12 +3,7 @@
 // `runningActions()` (no arguments, a number back) is timed the same way as the floor of one
 // call into the module.
 
-// scripts/bench waits on this promise (one WebDriver call that does not poll: polling the page
-// while it runs delays Firefox's timers by tens of milliseconds).
-let finish;
-window.benchDone = new Promise((resolve) => {
-  finish = resolve;
-});
+import { report } from "./report.js";
 
 const BATCHES = 25;
 const BATCH_MS = 20;
@@ -50,12 +45,4 @@ async function measure() {
   };
 }
 
-let result;
-try {
-  result = await measure();
-} catch (e) {
-  result = { error: String(e?.message ?? e) };
-}
-window.benchResult = result;
-finish(result);
-document.getElementById("state").textContent = JSON.stringify(result);
+await report(measure);

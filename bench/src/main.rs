@@ -17,14 +17,13 @@ mod measure;
 mod render;
 mod size;
 mod stats;
-mod web;
 
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use harness::{Browser, Measure, ServerOptions, Session};
 use serde_json::{json, Map, Value};
-
-use web::{Browser, Session};
 
 struct Config {
     root: PathBuf,
@@ -187,6 +186,18 @@ fn native_decisions(c: &Config, errors: &mut Vec<String>) -> Value {
     }
 }
 
+/// What was measured in each browser, each part by browser name.
+#[derive(Default)]
+struct BrowserParts {
+    startup: Map<String, Value>,
+    fidelity: Map<String, Value>,
+    in_browser: Map<String, Value>,
+    memory: Map<String, Value>,
+}
+
+/// The model of every scenario the fidelity page plays, or why there is none.
+type Models = Result<BTreeMap<String, measure::Model>, String>;
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let c = config();
@@ -199,94 +210,170 @@ async fn main() {
     progress("size");
     let size = size_section(&c, &mut errors);
     let native = native_decisions(&c, &mut errors);
+    let parts = browser_parts(&c, &mut errors).await;
 
-    let mut startup = Map::new();
-    let mut fidelity = Map::new();
-    let mut in_browser = Map::new();
-    let mut memory = Map::new();
-    let models = measure::models(&c.root);
-    match web::start_server(&c.server, &c.root).await {
-        Err(e) => {
-            failed(&mut errors, "fixture server", e);
-        }
-        Ok((_server, base)) => {
-            // One browser at a time: two cores, and timers are what this measures.
-            for &browser in &c.browsers {
-                let name = browser.name();
-                progress(&format!("{name}: starting a session"));
-                let session = match Session::start(browser).await {
-                    Ok(s) => s,
-                    Err(e) => {
-                        let v = failed(&mut errors, name, e);
-                        for part in [&mut startup, &mut fidelity, &mut in_browser, &mut memory] {
-                            part.insert(name.into(), v.clone());
-                        }
-                        continue;
-                    }
-                };
-                progress(&format!("{name}: start-up, {} page loads", c.loads * 2));
-                let say = |m: &str| progress(&format!("{name}: {m}"));
-                let s = measure::startup(&session, &base, c.loads, &say).await;
-                if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
-                    errors.push(format!(
-                        "{name} start-up: {} loads failed: {}",
-                        e.len(),
-                        e[0]
-                    ));
-                }
-                startup.insert(name.into(), s);
-
-                progress(&format!("{name}: simulate() through the JS API"));
-                let v = measure::simulate(&session, &base)
-                    .await
-                    .unwrap_or_else(|e| failed(&mut errors, &format!("{name} simulate"), e));
-                in_browser.insert(name.into(), v);
-
-                progress(&format!("{name}: memory after {} actions", c.actions));
-                let v = measure::memory(&session, &base, c.actions)
-                    .await
-                    .unwrap_or_else(|e| failed(&mut errors, &format!("{name} memory"), e));
-                memory.insert(name.into(), v);
-
-                progress(&format!(
-                    "{name}: timing fidelity, {} rounds of every scenario, {} at a time (about {} s)",
-                    c.rounds,
-                    c.concurrency,
-                    c.rounds * 115 / c.concurrency.max(1) + 20
-                ));
-                let models = match &models {
-                    Ok(m) => m,
-                    Err(e) => {
-                        let v = failed(&mut errors, &format!("{name} fidelity"), e.clone());
-                        fidelity.insert(name.into(), v);
-                        session.close().await;
-                        continue;
-                    }
-                };
-                let v = match measure::fidelity(&session, &base, models, c.rounds, c.concurrency)
-                    .await
-                {
-                    Ok((figures, runs)) => {
-                        let path = c.out.join(format!("fidelity-runs-{name}.json"));
-                        let text = serde_json::to_string_pretty(&runs).unwrap_or_default();
-                        if let Err(e) = std::fs::write(&path, text) {
-                            progress(&format!("{}: {e}", path.display()));
-                        }
-                        figures
-                    }
-                    Err(e) => failed(&mut errors, &format!("{name} fidelity"), e),
-                };
-                fidelity.insert(name.into(), v);
-                session.close().await;
-            }
-        }
+    let report = report(&c, started, size, native, parts, &errors);
+    let path = c.out.join("report.json");
+    write(
+        &path,
+        serde_json::to_string_pretty(&report).unwrap_or_default() + "\n",
+    );
+    print!("{}", render::render(&report));
+    println!("\nAll figures: {}", path.display());
+    if !errors.is_empty() {
+        eprintln!(
+            "bench: {} part(s) could not be measured: see \"errors\" in the report",
+            errors.len()
+        );
+        std::process::exit(1);
     }
+}
 
+/// Writes `text` to `path`; a failure is reported as progress, the figures being printed too.
+fn write(path: &Path, text: String) {
+    if let Err(e) = std::fs::write(path, text) {
+        progress(&format!("{}: {e}", path.display()));
+    }
+}
+
+/// Every part measured in a browser, in each browser, against one fixture server.
+async fn browser_parts(c: &Config, errors: &mut Vec<String>) -> BrowserParts {
+    let mut parts = BrowserParts::default();
+    let models = measure::models(&c.root);
+    let server = harness::start_server(&ServerOptions {
+        binary: &c.server,
+        root: &c.root,
+        second_origin: false,
+        mounts: &[("/bench", "bench/pages")],
+    })
+    .await;
+    let server = match server {
+        Ok(server) => server,
+        Err(e) => {
+            failed(errors, "fixture server", e);
+            return parts;
+        }
+    };
+    // One browser at a time: two cores, and timers are what this measures.
+    for &browser in &c.browsers {
+        measure_browser(c, browser, &server.base, &models, &mut parts, errors).await;
+    }
+    parts
+}
+
+/// Start-up, decision cost, memory and timing fidelity in one session of `browser`.
+async fn measure_browser(
+    c: &Config,
+    browser: Browser,
+    base: &str,
+    models: &Models,
+    parts: &mut BrowserParts,
+    errors: &mut Vec<String>,
+) {
+    let name = browser.name();
+    progress(&format!("{name}: starting a session"));
+    let session = match Session::start(browser, Measure::Memory).await {
+        Ok(s) => s,
+        Err(e) => {
+            let v = failed(errors, name, e);
+            for part in [
+                &mut parts.startup,
+                &mut parts.fidelity,
+                &mut parts.in_browser,
+                &mut parts.memory,
+            ] {
+                part.insert(name.into(), v.clone());
+            }
+            return;
+        }
+    };
+    let v = startup(c, &session, base, name, errors).await;
+    parts.startup.insert(name.into(), v);
+
+    progress(&format!("{name}: simulate() through the JS API"));
+    let v = measure::simulate(&session, base)
+        .await
+        .unwrap_or_else(|e| failed(errors, &format!("{name} simulate"), e));
+    parts.in_browser.insert(name.into(), v);
+
+    progress(&format!("{name}: memory after {} actions", c.actions));
+    let v = measure::memory(&session, base, c.actions)
+        .await
+        .unwrap_or_else(|e| failed(errors, &format!("{name} memory"), e));
+    parts.memory.insert(name.into(), v);
+
+    let v = fidelity(c, &session, base, name, models, errors).await;
+    parts.fidelity.insert(name.into(), v);
+    session.close().await;
+}
+
+/// The start-up figures; failed page loads are recorded as one error.
+async fn startup(
+    c: &Config,
+    session: &Session,
+    base: &str,
+    name: &str,
+    errors: &mut Vec<String>,
+) -> Value {
+    progress(&format!("{name}: start-up, {} page loads", c.loads * 2));
+    let say = |m: &str| progress(&format!("{name}: {m}"));
+    let s = measure::startup(session, base, c.loads, &say).await;
+    if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
+        errors.push(format!(
+            "{name} start-up: {} loads failed: {}",
+            e.len(),
+            e[0]
+        ));
+    }
+    s
+}
+
+/// The timing fidelity figures; the raw runs go to `fidelity-runs-<browser>.json`.
+async fn fidelity(
+    c: &Config,
+    session: &Session,
+    base: &str,
+    name: &str,
+    models: &Models,
+    errors: &mut Vec<String>,
+) -> Value {
+    progress(&format!(
+        "{name}: timing fidelity, {} rounds of every scenario, {} at a time (about {} s)",
+        c.rounds,
+        c.concurrency,
+        c.rounds * 115 / c.concurrency.max(1) + 20
+    ));
+    let models = match models {
+        Ok(m) => m,
+        Err(e) => return failed(errors, &format!("{name} fidelity"), e.clone()),
+    };
+    match measure::fidelity(session, base, models, c.rounds, c.concurrency).await {
+        Ok((figures, runs)) => {
+            let path = c.out.join(format!("fidelity-runs-{name}.json"));
+            write(
+                &path,
+                serde_json::to_string_pretty(&runs).unwrap_or_default(),
+            );
+            figures
+        }
+        Err(e) => failed(errors, &format!("{name} fidelity"), e),
+    }
+}
+
+/// Everything `report.json` holds.
+fn report(
+    c: &Config,
+    started: Instant,
+    size: Value,
+    native: Value,
+    parts: BrowserParts,
+    errors: &[String],
+) -> Value {
     let generated = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or_default();
-    let report = json!({
+    json!({
         "generated_unix_s": generated,
         "runtime_s": stats::round(started.elapsed().as_secs_f64()),
         "machine": {
@@ -300,24 +387,10 @@ async fn main() {
             "memory_actions": c.actions,
         },
         "size": size,
-        "startup": startup,
-        "fidelity": fidelity,
-        "decision": { "native": native, "browser": in_browser },
-        "memory": memory,
+        "startup": parts.startup,
+        "fidelity": parts.fidelity,
+        "decision": { "native": native, "browser": parts.in_browser },
+        "memory": parts.memory,
         "errors": errors,
-    });
-    let path = c.out.join("report.json");
-    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    if let Err(e) = std::fs::write(&path, text + "\n") {
-        progress(&format!("{}: {e}", path.display()));
-    }
-    print!("{}", render::render(&report));
-    println!("\nAll figures: {}", path.display());
-    if !errors.is_empty() {
-        eprintln!(
-            "bench: {} part(s) could not be measured: see \"errors\" in the report",
-            errors.len()
-        );
-        std::process::exit(1);
-    }
+    })
 }

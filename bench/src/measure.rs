@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
+use fantoccini::wd::TimeoutConfiguration;
+use harness::{live_form, Session};
 use retry_budget_model::scenario::{parse_file, Scenario};
 use retry_budget_model::simulate::simulate as model_run;
 use serde_json::{json, Map, Value};
 
 use crate::stats::{round, summarize, summary_json};
-use crate::web::Session;
 
 fn numbers(value: Option<&Value>) -> Vec<f64> {
     value
@@ -42,7 +43,7 @@ pub async fn startup(
     for i in 0..loads * 2 {
         let mode = if i % 2 == 0 { "init" } else { "split" };
         let url = format!("{base}/bench/startup.html?mode={mode}&load={i}");
-        match session.result(&url, Duration::from_secs(20)).await {
+        match page_result(session, &url, Duration::from_secs(20)).await {
             Ok(v) => {
                 for key in [
                     "init_ms",
@@ -80,22 +81,22 @@ pub async fn startup(
 
 /// `simulate()` per call through the JS API, and the floor of one call into the module.
 pub async fn simulate(session: &Session, base: &str) -> Result<Value, String> {
-    session
-        .result(
-            &format!("{base}/bench/simulate.html"),
-            Duration::from_secs(60),
-        )
-        .await
+    page_result(
+        session,
+        &format!("{base}/bench/simulate.html"),
+        Duration::from_secs(60),
+    )
+    .await
 }
 
 /// Memory, timers and listeners before and after `actions` actions in one page.
 pub async fn memory(session: &Session, base: &str, actions: usize) -> Result<Value, String> {
-    session
-        .result(
-            &format!("{base}/bench/memory.html?actions={actions}&batch=20"),
-            Duration::from_secs(120),
-        )
-        .await
+    page_result(
+        session,
+        &format!("{base}/bench/memory.html?actions={actions}&batch=20"),
+        Duration::from_secs(120),
+    )
+    .await
 }
 
 /// What the model says of one scenario: its attempt starts (seconds) and its outcome.
@@ -104,7 +105,8 @@ pub struct Model {
     outcome: String,
 }
 
-/// The model of every fixture scenario, as a live run can play it.
+/// The model of every scenario of the fixture file the fidelity page plays, as a live run can
+/// play it.
 pub fn models(root: &Path) -> Result<BTreeMap<String, Model>, String> {
     let path = root.join("fixtures/B62-16-schedules.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -112,37 +114,26 @@ pub fn models(root: &Path) -> Result<BTreeMap<String, Model>, String> {
     let mut out = BTreeMap::new();
     for scenario in scenarios {
         let scenario = scenario.map_err(|e| e.to_string())?;
-        let report = model_run(&live_form(&scenario)).map_err(|e| e.to_string())?;
-        out.insert(
-            scenario.name.clone(),
-            Model {
-                starts_s: report
-                    .attempt_starts_s
-                    .iter()
-                    .map(|s| s.0.as_secs_f64())
-                    .collect(),
-                outcome: report
-                    .outcome
-                    .map(|o| o.as_str())
-                    .unwrap_or_default()
-                    .to_owned(),
-            },
-        );
+        out.insert(scenario.name.clone(), model_of(&scenario)?);
     }
     Ok(out)
 }
 
-/// The scenario as a live run can play it (as in tests/e2e): a response scripted to arrive
-/// exactly at its cap lands a moment later over a real connection, so the model is asked about
-/// it one millisecond past the cap, where the driver's cap aborts it.
-fn live_form(scenario: &Scenario) -> Scenario {
-    let mut live = scenario.clone();
-    for response in &mut live.responses {
-        if response.duration == live.policy.attempt_cap {
-            response.duration += Duration::from_millis(1);
-        }
-    }
-    live
+/// What the model says of `scenario` played live (see [`live_form`]).
+fn model_of(scenario: &Scenario) -> Result<Model, String> {
+    let report = model_run(&live_form(scenario)).map_err(|e| e.to_string())?;
+    Ok(Model {
+        starts_s: report
+            .attempt_starts_s
+            .iter()
+            .map(|s| s.0.as_secs_f64())
+            .collect(),
+        outcome: report
+            .outcome
+            .map(|o| o.as_str())
+            .unwrap_or_default()
+            .to_owned(),
+    })
 }
 
 /// Lateness of one run's attempts, in milliseconds, by three clocks.
@@ -154,6 +145,15 @@ struct Lateness {
     server: Vec<f64>,
     /// The driver's trace: an attempt's start minus the end of the wait before it.
     wake: Vec<f64>,
+}
+
+impl Lateness {
+    /// Appends `other`'s figures to these.
+    fn extend(&mut self, other: &Lateness) {
+        self.trace.extend(&other.trace);
+        self.server.extend(&other.server);
+        self.wake.extend(&other.wake);
+    }
 }
 
 fn lateness(run: &Value, model: &[f64]) -> Lateness {
@@ -212,23 +212,51 @@ pub async fn fidelity(
 ) -> Result<(Value, Value), String> {
     // About 114 s of scripted time per round, run `concurrency` at a time, plus slack.
     let limit = Duration::from_secs((rounds as u64 * 130) / concurrency.max(1) as u64 + 90);
-    let result = session
-        .result(
-            &format!("{base}/bench/fidelity.html?rounds={rounds}&concurrency={concurrency}"),
-            limit,
-        )
-        .await?;
+    let result = page_result(
+        session,
+        &format!("{base}/bench/fidelity.html?rounds={rounds}&concurrency={concurrency}"),
+        limit,
+    )
+    .await?;
     let runs = result
         .get("runs")
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let mut all = Lateness::default();
-    let mut by_scenario: BTreeMap<String, Lateness> = BTreeMap::new();
-    let mut outcome_mismatches = Vec::new();
-    let mut attempt_mismatches = Vec::new();
-    let mut errors = Vec::new();
+    let mut checked = Checked::default();
     for run in &runs {
+        checked.add(run, models);
+    }
+    let figures = json!({
+        "rounds": rounds,
+        "concurrency": concurrency,
+        "runs": runs.len(),
+        "wall_s": result.get("wall_s").and_then(Value::as_f64).map(round),
+        "trace_late_ms": late_json(&checked.all.trace),
+        "server_late_ms": late_json(&checked.all.server),
+        "wake_late_ms": late_json(&checked.all.wake),
+        "by_scenario": by_scenario_json(checked.by_scenario),
+        "outcome_mismatches": checked.outcome_mismatches,
+        "attempt_count_mismatches": checked.attempt_mismatches,
+        "errors": checked.errors,
+    });
+    Ok((figures, Value::Array(runs)))
+}
+
+/// The live runs compared with the model: their lateness, in all and by scenario, and what
+/// did not match.
+#[derive(Default)]
+struct Checked {
+    all: Lateness,
+    by_scenario: BTreeMap<String, Lateness>,
+    outcome_mismatches: Vec<String>,
+    attempt_mismatches: Vec<String>,
+    errors: Vec<String>,
+}
+
+impl Checked {
+    /// Compares one live run with the model of its scenario.
+    fn add(&mut self, run: &Value, models: &BTreeMap<String, Model>) {
         let name = run
             .get("scenario")
             .and_then(Value::as_str)
@@ -239,37 +267,40 @@ pub async fn fidelity(
             run.get("round").unwrap_or(&Value::Null)
         );
         if let Some(error) = run.get("error").and_then(Value::as_str) {
-            errors.push(format!("{label}: {error}"));
+            self.errors.push(format!("{label}: {error}"));
         }
         let Some(model) = models.get(&name) else {
-            errors.push(format!("{label}: no such scenario in the fixture file"));
-            continue;
+            self.errors
+                .push(format!("{label}: no such scenario in the fixture file"));
+            return;
         };
+        self.compare_counts(&label, run, model);
+        let late = lateness(run, &model.starts_s);
+        self.all.extend(&late);
+        self.by_scenario.entry(name).or_default().extend(&late);
+    }
+
+    /// Records where the run's outcome or its number of attempts differs from the model's.
+    fn compare_counts(&mut self, label: &str, run: &Value, model: &Model) {
         let outcome = run.get("outcome").and_then(Value::as_str).unwrap_or("none");
         if outcome != model.outcome {
-            outcome_mismatches.push(format!("{label}: live {outcome}, model {}", model.outcome));
+            self.outcome_mismatches
+                .push(format!("{label}: live {outcome}, model {}", model.outcome));
         }
         let trace = numbers(run.get("trace_starts_s")).len();
         let arrived = numbers(run.get("arrivals_ms")).len();
         let want = model.starts_s.len();
         if trace != want || arrived != want {
-            attempt_mismatches.push(format!(
+            self.attempt_mismatches.push(format!(
                 "{label}: model {want} attempts, driver trace {trace}, server {arrived}"
             ));
         }
-        let late = lateness(run, &model.starts_s);
-        let entry = by_scenario.entry(name).or_default();
-        for (from, into) in [
-            (&late.trace, [&mut all.trace, &mut entry.trace]),
-            (&late.server, [&mut all.server, &mut entry.server]),
-            (&late.wake, [&mut all.wake, &mut entry.wake]),
-        ] {
-            for target in into {
-                target.extend(from);
-            }
-        }
     }
-    let scenarios: Map<String, Value> = by_scenario
+}
+
+/// The largest lateness of each scenario that retried, by both clocks.
+fn by_scenario_json(by_scenario: BTreeMap<String, Lateness>) -> Map<String, Value> {
+    by_scenario
         .into_iter()
         .filter(|(_, l)| !l.trace.is_empty() || !l.server.is_empty())
         .map(|(name, l)| {
@@ -283,19 +314,46 @@ pub async fn fidelity(
                 }),
             )
         })
-        .collect();
-    let figures = json!({
-        "rounds": rounds,
-        "concurrency": concurrency,
-        "runs": runs.len(),
-        "wall_s": result.get("wall_s").and_then(Value::as_f64).map(round),
-        "trace_late_ms": late_json(&all.trace),
-        "server_late_ms": late_json(&all.server),
-        "wake_late_ms": late_json(&all.wake),
-        "by_scenario": scenarios,
-        "outcome_mismatches": outcome_mismatches,
-        "attempt_count_mismatches": attempt_mismatches,
-        "errors": errors,
-    });
-    Ok((figures, Value::Array(runs)))
+        .collect()
+}
+
+/// Opens `url` (a page of `bench/pages/`) from a blank page and waits (up to `limit`) for the
+/// result the page hands to `window.benchDone`. One asynchronous script call, not polling:
+/// polling the page with WebDriver calls while it runs delays Firefox's timers by tens of
+/// milliseconds.
+async fn page_result(session: &Session, url: &str, limit: Duration) -> Result<Value, String> {
+    session
+        .client
+        .update_timeouts(TimeoutConfiguration::new(
+            Some(limit),
+            Some(Duration::from_secs(30)),
+            None,
+        ))
+        .await
+        .map_err(|e| format!("timeouts: {e}"))?;
+    session
+        .client
+        .goto("about:blank")
+        .await
+        .map_err(|e| format!("about:blank: {e}"))?;
+    session
+        .client
+        .goto(url)
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    let value = session
+        .client
+        .execute_async(
+            "const done = arguments[arguments.length - 1];
+             if (window.benchDone) window.benchDone.then(done, (e) => done({ error: String(e) }));
+             else done({ error: 'the page did not start (its script failed to load)' });",
+            vec![],
+        )
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
+    match value.get("error").and_then(Value::as_str) {
+        Some(error) => Err(format!("{url}: {error}")),
+        None if value.is_null() => Err(format!("{url}: no result")),
+        None => Ok(value),
+    }
 }

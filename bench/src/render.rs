@@ -95,224 +95,231 @@ fn error_of(v: &Value) -> Option<&str> {
     v.get("error").and_then(Value::as_str)
 }
 
-pub fn render(r: &Value) -> String {
-    let mut out = String::new();
-    let cfg = &r["config"];
-    let _ = writeln!(
-        out,
-        "retry-budget benchmark ({} CPUs; browsers: {}; measured in {} s)",
-        int(&r["machine"]["cpus"]),
-        cfg["browsers"]
-            .as_array()
-            .map(|a| a
-                .iter()
-                .filter_map(Value::as_str)
-                .collect::<Vec<_>>()
-                .join(", "))
-            .unwrap_or_default(),
-        num(&r["runtime_s"], 0)
-    );
+/// The elements of an array, none for anything else.
+fn items(v: &Value) -> &[Value] {
+    v.as_array().map(Vec::as_slice).unwrap_or_default()
+}
 
-    // 1. Size.
-    let size = &r["size"];
-    let _ = writeln!(
-        out,
-        "\n## 1. Size of what a page downloads (`{}`)\n",
+/// A string's text, empty for anything else.
+fn text(v: &Value) -> String {
+    v.as_str().unwrap_or_default().to_owned()
+}
+
+/// An item's `percent` as a share.
+fn share(item: &Value) -> String {
+    format!("{}%", num(&item["percent"], 1))
+}
+
+/// `name`, cut to `max` characters with an ellipsis.
+fn shortened(name: String, max: usize) -> String {
+    if name.chars().count() > max {
+        name.chars().take(max - 1).collect::<String>() + "…"
+    } else {
+        name
+    }
+}
+
+/// The rows of a table of one section's browsers: `rows_of` each measured browser, and a row
+/// of `columns` cells saying why for each browser that was not.
+fn per_browser(
+    section: &Value,
+    columns: usize,
+    mut rows_of: impl FnMut(&str, &Value) -> Vec<Vec<String>>,
+) -> Vec<Vec<String>> {
+    let mut rows = Vec::new();
+    for (browser, part) in browsers(section) {
+        match error_of(part) {
+            Some(e) => {
+                let mut row = vec![browser.clone(), format!("not measured: {e}")];
+                row.resize(columns, "-".into());
+                rows.push(row);
+            }
+            None => rows.extend(rows_of(browser, part)),
+        }
+    }
+    rows
+}
+
+/// Notes under a table, after a blank line; nothing when there are none.
+fn notes_block(notes: &[String]) -> String {
+    if notes.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n");
+    for n in notes {
+        let _ = writeln!(out, "{n}");
+    }
+    out
+}
+
+/// The report `r` (as `report.json` holds it) as the tables `scripts/bench` prints.
+pub fn render(r: &Value) -> String {
+    let mut out = heading(r);
+    out += &size(&r["size"]);
+    out += &startup(r);
+    out += &fidelity(r);
+    out += &decisions(r);
+    out += &memory(r);
+    out += &not_measured(&r["errors"]);
+    out
+}
+
+fn heading(r: &Value) -> String {
+    let browsers: Vec<&str> = items(&r["config"]["browsers"])
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    format!(
+        "retry-budget benchmark ({} CPUs; browsers: {}; measured in {} s)\n",
+        int(&r["machine"]["cpus"]),
+        browsers.join(", "),
+        num(&r["runtime_s"], 0)
+    )
+}
+
+fn size(size: &Value) -> String {
+    let mut out = format!(
+        "\n## 1. Size of what a page downloads (`{}`)\n\n",
         size["target"].as_str().unwrap_or_default()
     );
-    let rows: Vec<Vec<String>> = size["files"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
+    out += &file_sizes(&size["files"]);
+    out += &references(size);
+    out += &twiggy(&size["twiggy"]);
+    out
+}
+
+fn file_sizes(files: &Value) -> String {
+    let rows: Vec<Vec<String>> = items(files)
         .iter()
         .filter(|f| error_of(f).is_none())
         .map(|f| {
             let b = &f["bytes"];
             vec![
-                f["file"].as_str().unwrap_or_default().to_owned(),
+                text(&f["file"]),
                 bytes(&b["raw"]),
                 bytes(&b["gzip9"]),
                 bytes(&b["brotli11"]),
             ]
         })
         .collect();
-    out += &table(&["file", "raw B", "gzip -9 B", "brotli 11 B"], 1, &rows);
-    let refs: Vec<String> = size["reference_min_gzip_bytes"]
-        .as_array()
-        .map(Vec::as_slice)
-        .unwrap_or_default()
+    table(&["file", "raw B", "gzip -9 B", "brotli 11 B"], 1, &rows)
+}
+
+fn references(size: &Value) -> String {
+    let refs: Vec<String> = items(&size["reference_min_gzip_bytes"])
         .iter()
         .map(|r| {
-            format!(
-                "{} {}",
-                r["name"].as_str().unwrap_or_default(),
-                r["bytes"].as_u64().map_or("-".into(), kb)
-            )
+            let bytes = r["bytes"].as_u64().map_or("-".into(), kb);
+            format!("{} {bytes}", text(&r["name"]))
         })
         .collect();
-    let total_gzip = size["files"]
-        .as_array()
-        .and_then(|f| f.iter().find(|f| f["file"] == "total"))
+    let total_gzip = items(&size["files"])
+        .iter()
+        .find(|f| f["file"] == "total")
         .and_then(|f| f["bytes"]["gzip9"].as_u64());
-    let _ = writeln!(
-        out,
-        "\nReference points, min+gzip (constants, not measured here): {}.{}",
-        refs.join(", "),
-        total_gzip
-            .map(|g| format!(
-                " This package, gzip -9: {} ({:.1}x ky).",
-                kb(g),
-                g as f64 / 7300.0
-            ))
-            .unwrap_or_default()
-    );
-    let tw = &size["twiggy"];
-    if let Some(e) = error_of(tw) {
-        let _ = writeln!(out, "\nCode size by crate: not measured ({e})");
-    } else {
-        let _ = writeln!(
-            out,
-            "\nCode size by crate (twiggy top over the same build with its names kept: {} B without them, \
-             the shipped module {} B; inlined code counts where it was inlined):\n",
-            bytes(&tw["sum_bytes"]),
-            bytes(&tw["shipped_bytes"])
-        );
-        let rows: Vec<Vec<String>> = tw["by_crate"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|c| {
-                vec![
-                    c["crate"].as_str().unwrap_or_default().to_owned(),
-                    bytes(&c["bytes"]),
-                    format!("{}%", num(&c["percent"], 1)),
-                ]
-            })
-            .collect();
-        out += &table(&["crate", "bytes", "share"], 1, &rows);
-        let _ = writeln!(out, "\nLargest items (twiggy top -n 15):\n");
-        let rows: Vec<Vec<String>> = tw["top"]
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|i| {
-                let mut name = i["item"].as_str().unwrap_or_default().to_owned();
-                if name.chars().count() > 90 {
-                    name = name.chars().take(89).collect::<String>() + "…";
-                }
-                vec![
-                    name,
-                    bytes(&i["bytes"]),
-                    format!("{}%", num(&i["percent"], 1)),
-                ]
-            })
-            .collect();
-        out += &table(&["item", "bytes", "share"], 1, &rows);
-    }
+    let ours = total_gzip
+        .map(|g| {
+            let ky = g as f64 / 7300.0;
+            format!(" This package, gzip -9: {} ({ky:.1}x ky).", kb(g))
+        })
+        .unwrap_or_default();
+    format!(
+        "\nReference points, min+gzip (constants, not measured here): {}.{ours}\n",
+        refs.join(", ")
+    )
+}
 
-    // 2. Start-up.
-    let _ = writeln!(
-        out,
-        "\n## 2. Start-up ({} page loads per row; every response is no-store, so each load fetches and compiles afresh)\n",
-        int(&cfg["startup_loads_per_mode"])
-    );
-    let mut rows = Vec::new();
-    for (browser, s) in browsers(&r["startup"]) {
-        if let Some(e) = error_of(s) {
-            rows.push(vec![
-                browser.clone(),
-                format!("not measured: {e}"),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ]);
-            continue;
-        }
-        for (key, label) in [
-            ("init_ms", "init(): fetch + compile + instantiate"),
-            ("fetch_ms", "  fetch the bytes"),
-            ("compile_ms", "  WebAssembly.compile"),
-            ("instantiate_ms", "  instantiate (initSync)"),
-            ("ready_ms", "navigation start to module ready"),
-        ] {
-            let v = &s[key];
-            rows.push(vec![
-                browser.clone(),
-                label.into(),
-                num(&v["p50"], 2),
-                num(&v["p95"], 2),
-                num(&v["first"], 2),
-            ]);
-        }
+fn twiggy(tw: &Value) -> String {
+    if let Some(e) = error_of(tw) {
+        return format!("\nCode size by crate: not measured ({e})\n");
     }
+    let mut out = format!(
+        "\nCode size by crate (twiggy top over the same build with its names kept: {} B without them, \
+         the shipped module {} B; inlined code counts where it was inlined):\n\n",
+        bytes(&tw["sum_bytes"]),
+        bytes(&tw["shipped_bytes"])
+    );
+    let crates: Vec<Vec<String>> = items(&tw["by_crate"])
+        .iter()
+        .map(|c| vec![text(&c["crate"]), bytes(&c["bytes"]), share(c)])
+        .collect();
+    out += &table(&["crate", "bytes", "share"], 1, &crates);
+    out += "\nLargest items (twiggy top -n 15):\n\n";
+    let top: Vec<Vec<String>> = items(&tw["top"])
+        .iter()
+        .map(|i| {
+            vec![
+                shortened(text(&i["item"]), 90),
+                bytes(&i["bytes"]),
+                share(i),
+            ]
+        })
+        .collect();
+    out += &table(&["item", "bytes", "share"], 1, &top);
+    out
+}
+
+/// The start-up steps: the report's key and the row's label.
+const STARTUP_STEPS: [(&str, &str); 5] = [
+    ("init_ms", "init(): fetch + compile + instantiate"),
+    ("fetch_ms", "  fetch the bytes"),
+    ("compile_ms", "  WebAssembly.compile"),
+    ("instantiate_ms", "  instantiate (initSync)"),
+    ("ready_ms", "navigation start to module ready"),
+];
+
+fn startup(r: &Value) -> String {
+    let mut out = format!(
+        "\n## 2. Start-up ({} page loads per row; every response is no-store, so each load fetches and compiles afresh)\n\n",
+        int(&r["config"]["startup_loads_per_mode"])
+    );
+    let rows = per_browser(&r["startup"], 5, |browser, s| {
+        STARTUP_STEPS
+            .iter()
+            .map(|(key, label)| {
+                let v = &s[*key];
+                vec![
+                    browser.to_owned(),
+                    (*label).into(),
+                    num(&v["p50"], 2),
+                    num(&v["p95"], 2),
+                    num(&v["first"], 2),
+                ]
+            })
+            .collect()
+    });
     out += &table(
         &["browser", "step", "median ms", "p95 ms", "first load ms"],
         2,
         &rows,
     );
+    out
+}
 
-    // 3. Timing fidelity.
-    let _ = writeln!(
-        out,
-        "\n## 3. Timing fidelity ({} rounds of every fixture scenario, live against the fixture server, {} at a time)\n",
+/// The clocks lateness is measured by: the report's key and the row's label.
+const FIDELITY_CLOCKS: [(&str, &str); 3] = [
+    ("trace_late_ms", "driver trace vs model"),
+    ("server_late_ms", "server arrival vs model"),
+    ("wake_late_ms", "timer wake vs planned wait end"),
+];
+
+/// The lists of runs that went wrong, in the order the notes give them.
+const FIDELITY_LISTS: [&str; 3] = ["outcome_mismatches", "attempt_count_mismatches", "errors"];
+
+fn fidelity(r: &Value) -> String {
+    let cfg = &r["config"];
+    let mut out = format!(
+        "\n## 3. Timing fidelity ({} rounds of every fixture scenario, live against the fixture server, {} at a time)\n\n",
         int(&cfg["fidelity_rounds"]),
         int(&cfg["fidelity_concurrency"])
     );
-    let _ = writeln!(
-        out,
-        "How much later than the model attempts 2, 3, ... start, in ms (attempt 1 is time zero on both clocks); \
-         early = started before the model's time.\n"
-    );
-    let mut rows = Vec::new();
+    out += "How much later than the model attempts 2, 3, ... start, in ms (attempt 1 is time zero on both clocks); \
+            early = started before the model's time.\n\n";
     let mut notes = Vec::new();
-    for (browser, f) in browsers(&r["fidelity"]) {
-        if let Some(e) = error_of(f) {
-            rows.push(vec![
-                browser.clone(),
-                format!("not measured: {e}"),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ]);
-            continue;
-        }
-        for (key, label) in [
-            ("trace_late_ms", "driver trace vs model"),
-            ("server_late_ms", "server arrival vs model"),
-            ("wake_late_ms", "timer wake vs planned wait end"),
-        ] {
-            let v = &f[key];
-            rows.push(vec![
-                browser.clone(),
-                label.into(),
-                int(&v["n"]),
-                num(&v["p50"], 1),
-                num(&v["p99"], 1),
-                num(&v["max"], 1),
-                num(&v["min"], 1),
-                int(&v["early"]),
-            ]);
-        }
-        let count = |k: &str| f[k].as_array().map_or(0, Vec::len);
-        notes.push(format!(
-            "{browser}: {} runs in {} s; outcome differs from the model in {}, attempt count in {}, errors {}",
-            int(&f["runs"]),
-            num(&f["wall_s"], 0),
-            count("outcome_mismatches"),
-            count("attempt_count_mismatches"),
-            count("errors"),
-        ));
-        for k in ["outcome_mismatches", "attempt_count_mismatches", "errors"] {
-            for m in f[k].as_array().map(Vec::as_slice).unwrap_or_default() {
-                notes.push(format!("  {browser}: {}", m.as_str().unwrap_or_default()));
-            }
-        }
-    }
+    let rows = per_browser(&r["fidelity"], 8, |browser, f| {
+        notes.extend(fidelity_notes(browser, f));
+        fidelity_rows(browser, f)
+    });
     out += &table(
         &[
             "browser",
@@ -327,60 +334,59 @@ pub fn render(r: &Value) -> String {
         2,
         &rows,
     );
-    if !notes.is_empty() {
-        out += "\n";
-        for n in notes {
-            let _ = writeln!(out, "{n}");
-        }
-    }
+    out += &notes_block(&notes);
+    out
+}
 
-    // 4. Decision cost.
-    let _ = writeln!(out, "\n## 4. Decision cost\n");
-    let native = &r["decision"]["native"];
-    if let Some(e) = error_of(native) {
-        let _ = writeln!(out, "Native: not measured ({e})");
-    } else {
-        let _ = writeln!(
-            out,
-            "Native (divan, `cargo bench -p retry-budget --bench decisions`):\n"
-        );
-        let rows: Vec<Vec<String>> = native
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|b| {
-                vec![
-                    b["name"].as_str().unwrap_or_default().to_owned(),
-                    b["median_ns"].as_f64().map_or("-".into(), duration_ns),
-                    b["fastest_ns"].as_f64().map_or("-".into(), duration_ns),
-                ]
-            })
-            .collect();
-        out += &table(&["benchmark", "median", "fastest"], 1, &rows);
-    }
-    let _ = writeln!(
-        out,
-        "\nIn the browser, through the JS API (Schedule A as a JS object in, the report object out):\n"
-    );
-    let mut rows = Vec::new();
-    for (browser, b) in browsers(&r["decision"]["browser"]) {
-        if let Some(e) = error_of(b) {
-            rows.push(vec![
-                browser.clone(),
-                format!("not measured: {e}"),
-                "-".into(),
-                "-".into(),
-            ]);
-            continue;
+fn fidelity_rows(browser: &str, f: &Value) -> Vec<Vec<String>> {
+    FIDELITY_CLOCKS
+        .iter()
+        .map(|(key, label)| {
+            let v = &f[*key];
+            vec![
+                browser.to_owned(),
+                (*label).into(),
+                int(&v["n"]),
+                num(&v["p50"], 1),
+                num(&v["p99"], 1),
+                num(&v["max"], 1),
+                num(&v["min"], 1),
+                int(&v["early"]),
+            ]
+        })
+        .collect()
+}
+
+fn fidelity_notes(browser: &str, f: &Value) -> Vec<String> {
+    let count = |k: &str| items(&f[k]).len();
+    let mut notes = vec![format!(
+        "{browser}: {} runs in {} s; outcome differs from the model in {}, attempt count in {}, errors {}",
+        int(&f["runs"]),
+        num(&f["wall_s"], 0),
+        count("outcome_mismatches"),
+        count("attempt_count_mismatches"),
+        count("errors"),
+    )];
+    for k in FIDELITY_LISTS {
+        for m in items(&f[k]) {
+            notes.push(format!("  {browser}: {}", text(m)));
         }
-        rows.push(vec![
-            browser.clone(),
+    }
+    notes
+}
+
+fn decisions(r: &Value) -> String {
+    let mut out = String::from("\n## 4. Decision cost\n\n");
+    out += &native_decisions(&r["decision"]["native"]);
+    out += "\nIn the browser, through the JS API (Schedule A as a JS object in, the report object out):\n\n";
+    let rows = per_browser(&r["decision"]["browser"], 4, |browser, b| {
+        vec![vec![
+            browser.to_owned(),
             format!("{} µs", num(&b["simulate"]["p50_us"], 2)),
             format!("{} µs", num(&b["simulate"]["min_us"], 2)),
             format!("{} µs", num(&b["boundary"]["p50_us"], 3)),
-        ]);
-    }
+        ]]
+    });
     out += &table(
         &[
             "browser",
@@ -391,58 +397,48 @@ pub fn render(r: &Value) -> String {
         1,
         &rows,
     );
+    out
+}
 
-    // 5. Memory.
-    let _ = writeln!(
-        out,
-        "\n## 5. Memory, timers and listeners around {} actions in one page\n",
-        int(&cfg["memory_actions"])
-    );
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    for (browser, m) in browsers(&r["memory"]) {
-        if let Some(e) = error_of(m) {
-            rows.push(vec![
-                browser.clone(),
-                format!("not measured: {e}"),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-                "-".into(),
-            ]);
-            continue;
-        }
-        for (key, label, is_bytes) in [
-            ("wasm_memory_bytes", "wasm memory, bytes", true),
-            ("js_heap_used_bytes", "JS heap used, bytes", true),
-            ("live_timeouts", "live timers", false),
-            ("live_listeners", "live listeners", false),
-            ("running_actions", "runningActions()", false),
-            ("owned_screens", "ownedScreens()", false),
-        ] {
-            let cell = |v: &Value| if is_bytes { bytes(v) } else { int(v) };
-            rows.push(vec![
-                browser.clone(),
-                label.into(),
-                cell(&m["before"][key]),
-                cell(&m["half"][key]),
-                cell(&m["after"][key]),
-                cell(&m["after_idle"][key]),
-                m["peak"].get(key).map_or("-".into(), cell),
-            ]);
-        }
-        let outcomes: Vec<String> = m["outcomes"]
-            .as_object()
-            .map(|o| o.iter().map(|(k, v)| format!("{k} {}", int(v))).collect())
-            .unwrap_or_default();
-        notes.push(format!(
-            "{browser}: {} actions in {} ms; {}",
-            int(&m["actions"]),
-            num(&m["run_ms"], 0),
-            outcomes.join(", ")
-        ));
+fn native_decisions(native: &Value) -> String {
+    if let Some(e) = error_of(native) {
+        return format!("Native: not measured ({e})\n");
     }
+    let time = |v: &Value| v.as_f64().map_or("-".into(), duration_ns);
+    let rows: Vec<Vec<String>> = items(native)
+        .iter()
+        .map(|b| {
+            vec![
+                text(&b["name"]),
+                time(&b["median_ns"]),
+                time(&b["fastest_ns"]),
+            ]
+        })
+        .collect();
+    "Native (divan, `cargo bench -p retry-budget --bench decisions`):\n\n".to_owned()
+        + &table(&["benchmark", "median", "fastest"], 1, &rows)
+}
+
+/// The memory measures: the report's key, the row's label, and whether it counts bytes.
+const MEMORY_MEASURES: [(&str, &str, bool); 6] = [
+    ("wasm_memory_bytes", "wasm memory, bytes", true),
+    ("js_heap_used_bytes", "JS heap used, bytes", true),
+    ("live_timeouts", "live timers", false),
+    ("live_listeners", "live listeners", false),
+    ("running_actions", "runningActions()", false),
+    ("owned_screens", "ownedScreens()", false),
+];
+
+fn memory(r: &Value) -> String {
+    let mut out = format!(
+        "\n## 5. Memory, timers and listeners around {} actions in one page\n\n",
+        int(&r["config"]["memory_actions"])
+    );
+    let mut notes = Vec::new();
+    let rows = per_browser(&r["memory"], 7, |browser, m| {
+        notes.push(memory_note(browser, m));
+        memory_rows(browser, m)
+    });
     out += &table(
         &[
             "browser",
@@ -456,18 +452,49 @@ pub fn render(r: &Value) -> String {
         2,
         &rows,
     );
-    if !notes.is_empty() {
-        out += "\n";
-        for n in notes {
-            let _ = writeln!(out, "{n}");
-        }
-    }
+    out += &notes_block(&notes);
+    out
+}
 
-    if let Some(errors) = r["errors"].as_array().filter(|e| !e.is_empty()) {
-        let _ = writeln!(out, "\nNot measured:");
-        for e in errors {
-            let _ = writeln!(out, "- {}", e.as_str().unwrap_or_default());
-        }
+fn memory_rows(browser: &str, m: &Value) -> Vec<Vec<String>> {
+    MEMORY_MEASURES
+        .iter()
+        .map(|&(key, label, is_bytes)| {
+            let cell = |v: &Value| if is_bytes { bytes(v) } else { int(v) };
+            vec![
+                browser.to_owned(),
+                label.into(),
+                cell(&m["before"][key]),
+                cell(&m["half"][key]),
+                cell(&m["after"][key]),
+                cell(&m["after_idle"][key]),
+                m["peak"].get(key).map_or("-".into(), cell),
+            ]
+        })
+        .collect()
+}
+
+fn memory_note(browser: &str, m: &Value) -> String {
+    let outcomes: Vec<String> = m["outcomes"]
+        .as_object()
+        .map(|o| o.iter().map(|(k, v)| format!("{k} {}", int(v))).collect())
+        .unwrap_or_default();
+    format!(
+        "{browser}: {} actions in {} ms; {}",
+        int(&m["actions"]),
+        num(&m["run_ms"], 0),
+        outcomes.join(", ")
+    )
+}
+
+fn not_measured(errors: &Value) -> String {
+    let errors = items(errors);
+    if errors.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nNot measured:\n");
+    for e in errors {
+        let _ = writeln!(out, "- {}", text(e));
     }
     out
 }

@@ -76,16 +76,22 @@ let scenarios = {};
 let models = {};
 let wasm = null;
 
+/** The policy fields this page passes, each at the value a scenario that leaves it out means. */
+const policyDefaults = () => ({
+  budget_s: 20,
+  max_attempts: 3,
+  attempt_cap_s: 4,
+  min_wait_s: 1,
+  fallback_base_s: 2,
+  retry_statuses: [429],
+});
+
+/** A policy object of its own for an action of `scenario`: the scenario's fields, else the defaults. */
 function policyOf(scenario) {
   const p = scenario.policy ?? {};
-  return {
-    budget_s: p.budget_s ?? 20,
-    max_attempts: p.max_attempts ?? 3,
-    attempt_cap_s: p.attempt_cap_s ?? 4,
-    min_wait_s: p.min_wait_s ?? 1,
-    fallback_base_s: p.fallback_base_s ?? 2,
-    retry_statuses: p.retry_statuses ?? [429],
-  };
+  const policy = policyDefaults();
+  for (const key of Object.keys(policy)) policy[key] = p[key] ?? policy[key];
+  return policy;
 }
 
 const urlFor = (name, run) =>

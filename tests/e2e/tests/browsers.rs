@@ -14,8 +14,6 @@
 //! arrival, attempt k must arrive no earlier than the model's start (less 5 ms for loopback
 //! jitter between two arrivals) and no later than `LATE_TOLERANCE` after it.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,9 +22,9 @@ use retry_budget_model::report::Report;
 use retry_budget_model::scenario::Scenario;
 use retry_budget_model::simulate::simulate;
 
-use common::{
-    arrivals, click, fixture_scenarios, js, open_page, run_log, screenshot, session, start_action,
-    start_server, wait_until, Browser,
+use e2e::{
+    arrivals, click, fixture_scenarios, js, live_form, open_page, run_log, screenshot, session,
+    start_action, start_server, wait_until, Browser,
 };
 
 /// How much later than the model an attempt may reach the server.
@@ -44,20 +42,6 @@ fn scenarios() -> Vec<(Scenario, Report)> {
             (s, model)
         })
         .collect()
-}
-
-/// The scenario as a live run can play it. A response scripted to arrive exactly at its cap
-/// cannot arrive by the cap over a real connection (the server sends it at the cap, and it
-/// lands a moment later), so the live run is checked against the model with that response one
-/// millisecond past the cap: the driver's cap aborts it, as it must.
-fn live_form(scenario: &Scenario) -> Scenario {
-    let mut live = scenario.clone();
-    for response in &mut live.responses {
-        if response.duration == live.policy.attempt_cap {
-            response.duration += Duration::from_millis(1);
-        }
-    }
-    live
 }
 
 /// Runs one scenario in the page and checks it against the model. Returns the lateness of
@@ -355,12 +339,4 @@ async fn run_browser(browser: Browser) {
     assert!(failed.is_empty(), "{} failed: {failed:?}", browser.name());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_runs_every_scenario_live() {
-    run_browser(Browser::Chromium).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn firefox_runs_every_scenario_live() {
-    run_browser(Browser::Firefox).await;
-}
+e2e::browser_tests!(run_browser: chromium_runs_every_scenario_live, firefox_runs_every_scenario_live);

@@ -25,15 +25,13 @@
 //! positive control proves the beacon is logged when something does fetch it, and that the
 //! page's policy blocks an inline script injected into it.
 
-mod common;
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
 use serde_json::{json, Value};
 
-use common::{
+use e2e::{
     full_log, js, number, open_ready, palettes_only, run_log, screenshot, session, start_action,
     start_server, text_of, wait_until, Browser,
 };
@@ -74,7 +72,9 @@ fn faulted(status: Value, fault: &'static str) -> Req {
     }
 }
 
-/// One fault and everything that must be true after it.
+/// One fault and everything that must be true after it. Left to `Default`: same origin, no
+/// forbidden text, no kind to show, no wait or abort timed, no list, no resends by the browser.
+#[derive(Default)]
 struct Case {
     label: &'static str,
     scenario: &'static str,
@@ -106,50 +106,56 @@ struct Case {
     browser_resends: bool,
 }
 
+/// A 429 whose `Retry-After` (shown as `last_raw`, read as `last_kind`) asks for a delay longer
+/// than any budget: the action stops after its first request, and says why.
+fn beyond_any_budget(
+    label: &'static str,
+    scenario: &'static str,
+    last_raw: &'static str,
+    last_kind: &'static str,
+) -> Case {
+    Case {
+        label,
+        scenario,
+        outcome: "budget_exhausted",
+        headline: "Stopped: retry budget cannot fit another request.",
+        state_has: vec![
+            "Last response: 429. Attempts: 1 of 3.",
+            "The service requested a delay longer than any budget. No retry was sent.",
+        ],
+        last_status: "429",
+        last_raw: Some(last_raw),
+        last_kind_has: vec![last_kind],
+        requests: vec![req(json!(429))],
+        ..Case::default()
+    }
+}
+
 fn cases() -> Vec<Case> {
     vec![
-        Case {
-            label: "429 with Retry-After: 99999999999999999999",
-            scenario: "huge-retry-after-seconds",
-            cross_origin: false,
-            outcome: "budget_exhausted",
-            headline: "Stopped: retry budget cannot fit another request.",
-            state_has: vec![
-                "Last response: 429. Attempts: 1 of 3.",
-                "The service requested a delay longer than any budget. No retry was sent.",
-            ],
-            never: vec![],
-            last_status: "429",
-            last_raw: Some("\"99999999999999999999\""),
-            last_kind_has: vec!["delay-seconds"],
-            requests: vec![req(json!(429))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
-        },
+        beyond_any_budget(
+            "429 with Retry-After: 99999999999999999999",
+            "huge-retry-after-seconds",
+            "\"99999999999999999999\"",
+            "delay-seconds",
+        ),
         Case {
             label: "two Retry-After lines (read as \"3, 4\")",
             scenario: "two-retry-after-lines",
-            cross_origin: false,
             outcome: "attempts_exhausted",
             headline: "Stopped: all 2 attempts were rate limited.",
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
-            never: vec![],
             last_status: "429",
             last_raw: Some("\"3, 4\""),
             last_kind_has: vec!["invalid; the local fallback applies"],
             requests: vec![req(json!(429)), req(json!(429))],
             // The 0.5 s fallback: reading "3" or "4" would have stopped on the budget at once.
             gap_s: Some(0.5),
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "Retry-After date 176 years ahead",
             scenario: "retry-after-date-far-future",
-            cross_origin: false,
             outcome: "budget_exhausted",
             headline: "Stopped: retry budget cannot fit another request.",
             state_has: vec![
@@ -157,58 +163,35 @@ fn cases() -> Vec<Case> {
                 // Measured against the response's own Date: exactly the scripted offset.
                 "The service requested a 5554051200-second delay. No retry was sent.",
             ],
-            never: vec![],
             last_status: "429",
             last_raw: None,
             last_kind_has: vec!["an HTTP-date, a 5554051200-second delay"],
             requests: vec![req(json!(429))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
-        Case {
-            label: "Retry-After Fri, 31 Dec 9999 23:59:59 GMT",
-            scenario: "retry-after-date-year-9999",
-            cross_origin: false,
-            outcome: "budget_exhausted",
-            headline: "Stopped: retry budget cannot fit another request.",
-            state_has: vec![
-                "Last response: 429. Attempts: 1 of 3.",
-                "The service requested a delay longer than any budget. No retry was sent.",
-            ],
-            never: vec![],
-            last_status: "429",
-            last_raw: Some("\"Fri, 31 Dec 9999 23:59:59 GMT\""),
-            last_kind_has: vec!["an HTTP-date"],
-            requests: vec![req(json!(429))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
-        },
+        beyond_any_budget(
+            "Retry-After Fri, 31 Dec 9999 23:59:59 GMT",
+            "retry-after-date-year-9999",
+            "\"Fri, 31 Dec 9999 23:59:59 GMT\"",
+            "an HTTP-date",
+        ),
         Case {
             label: "Retry-After date in the past",
             scenario: "retry-after-date-in-past",
-            cross_origin: false,
             outcome: "success",
             headline: "Loaded: the list is ready.",
             state_has: vec!["Last response: 200. Attempts: 2 of 3."],
-            never: vec![],
             last_status: "200",
             last_raw: Some("(absent)"),
-            last_kind_has: vec![],
             requests: vec![req(json!(429)), req(json!(200))],
             // Delay 0, so the 0.3 s minimum wait; the 2 s fallback would mean it was not read.
             gap_s: Some(0.3),
-            gone_after_s: None,
             list: vec!["sea glass", "driftwood", "kelp"],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "503 with Retry-After",
             scenario: "status-503-with-retry-after",
-            cross_origin: false,
             outcome: "not_retryable",
             headline: "Stopped: the service answered with a status that is not retried.",
             state_has: vec!["Last response: 503. Attempts: 1 of 3."],
@@ -217,10 +200,7 @@ fn cases() -> Vec<Case> {
             last_raw: Some("\"1\""),
             last_kind_has: vec!["delay-seconds, a 1-second delay (not used: 503 is not retried)"],
             requests: vec![req(json!(503))],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "cross-origin 429s with CORS, the control",
@@ -229,15 +209,12 @@ fn cases() -> Vec<Case> {
             outcome: "attempts_exhausted",
             headline: "Stopped: all 2 attempts were rate limited.",
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
-            never: vec![],
             last_status: "429",
             last_raw: Some("\"1\""),
             last_kind_has: vec!["delay-seconds, a 1-second delay"],
             requests: vec![req(json!(429)), req(json!(429))],
             gap_s: Some(1.0),
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "cross-origin 429 without Access-Control-Allow-Origin",
@@ -249,12 +226,8 @@ fn cases() -> Vec<Case> {
             never: vec!["rate limited", "429"],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!(429), "omit_cors")],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "cross-origin Retry-After not exposed",
@@ -263,7 +236,6 @@ fn cases() -> Vec<Case> {
             outcome: "attempts_exhausted",
             headline: "Stopped: all 2 attempts were rate limited.",
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
-            never: vec![],
             last_status: "429",
             last_raw: Some("(absent)"),
             last_kind_has: vec![
@@ -277,73 +249,52 @@ fn cases() -> Vec<Case> {
             ],
             // The 0.3 s fallback, not the server's 1 s.
             gap_s: Some(0.3),
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "a body that never finishes",
             scenario: "fault-endless-body",
-            cross_origin: false,
             outcome: "transport_error",
             headline: "Stopped: attempt 1 took longer than its 1-second limit.",
             state_has: vec!["Last response: none. Attempts: 1 of 3. Elapsed: 1 second."],
-            never: vec![],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!(200), "endless_body")],
-            gap_s: None,
             // The cap (1 s) aborts the fetch, which closes the connection.
             gone_after_s: Some(1.0),
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "a connection reset",
             scenario: "fault-connection-reset",
-            cross_origin: false,
             outcome: "transport_error",
             headline: "Stopped: the request failed (network).",
             state_has: vec!["Last response: none. Attempts: 1 of 3."],
-            never: vec![],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!("reset"), "reset")],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
             browser_resends: true,
+            ..Case::default()
         },
         Case {
             label: "a connection reset mid-body",
             scenario: "fault-connection-reset-mid-body",
-            cross_origin: false,
             outcome: "transport_error",
             headline: "Stopped: the request failed (network).",
             state_has: vec!["Last response: none. Attempts: 1 of 3."],
-            never: vec![],
             last_status: "none yet",
             last_raw: Some("-"),
-            last_kind_has: vec![],
             requests: vec![faulted(json!(200), "reset_mid_body")],
-            gap_s: None,
-            gone_after_s: None,
-            list: vec![],
-            browser_resends: false,
+            ..Case::default()
         },
         Case {
             label: "a same-origin 302, followed by fetch",
             scenario: "fault-redirect",
-            cross_origin: false,
             outcome: "success",
             headline: "Loaded: the list is ready.",
             state_has: vec!["Last response: 200. Attempts: 1 of 3."],
-            never: vec![],
             last_status: "200",
             last_raw: Some("(absent)"),
-            last_kind_has: vec![],
             // One attempt, two requests: the 302 and the one it leads to. No more.
             requests: vec![
                 Req {
@@ -359,10 +310,8 @@ fn cases() -> Vec<Case> {
                     uri_lacks: None,
                 },
             ],
-            gap_s: None,
-            gone_after_s: None,
             list: vec!["sea glass", "driftwood", "kelp"],
-            browser_resends: false,
+            ..Case::default()
         },
     ]
 }
@@ -561,7 +510,7 @@ async fn check_case(
 /// The hostile-display scenario: everything shown as text, nothing run, nothing fetched.
 async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<String> {
     let mut failures = Vec::new();
-    let scenario = common::fixture("hostile-display");
+    let scenario = e2e::fixture("hostile-display");
     let body: Vec<String> = match &scenario.responses[1].reply {
         retry_budget_model::scenario::Reply::Http {
             body: Some(retry_budget_model::json::Json::Array(items)),
@@ -728,15 +677,7 @@ async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<Str
 async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> {
     let mut failures = Vec::new();
     let mut want: Vec<Value> = Vec::new();
-    let dir = common::root().join("fixtures");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    for path in files {
+    for path in e2e::fixture_files() {
         let doc: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("a fixture file"))
                 .expect("JSON");
@@ -750,7 +691,7 @@ async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> 
         want.push(json!({ "label": file, "options": names }));
     }
     let server_faults: Value = serde_json::from_str(
-        &std::fs::read_to_string(common::root().join("server/transport-faults.json"))
+        &std::fs::read_to_string(e2e::root().join("server/transport-faults.json"))
             .expect("the fault file"),
     )
     .expect("JSON");
@@ -892,12 +833,4 @@ async fn run_browser(browser: Browser) {
     assert!(failed.is_empty(), "{} failed: {failed:?}", browser.name());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_survives_server_faults_and_hostile_display() {
-    run_browser(Browser::Chromium).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn firefox_survives_server_faults_and_hostile_display() {
-    run_browser(Browser::Firefox).await;
-}
+e2e::browser_tests!(run_browser: chromium_survives_server_faults_and_hostile_display, firefox_survives_server_faults_and_hostile_display);

@@ -13,8 +13,6 @@
 //! view after the newer action claimed the screen; and the server saw exactly the requests the
 //! model allows for every run.
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -22,7 +20,7 @@ use fantoccini::Client;
 use retry_budget_model::simulate::simulate;
 use serde_json::{json, Value};
 
-use common::{
+use e2e::{
     fixture, full_log, js, js_with, memory_session, open_ready, palettes_only, start_server,
     Browser,
 };
@@ -31,7 +29,7 @@ const BACK_TO_BACK: u64 = 1000;
 const AT_ONCE: u64 = 50;
 const SUPERSEDED: u64 = 20;
 /// Growth of Chromium's collected JS heap allowed between 200 and 1,000 actions: 32 bytes an
-/// action. Measured with the optimising tiers off (see `common::connect`), the engine's own
+/// action. Measured with the optimising tiers off (see `e2e::memory_session`), the engine's own
 /// bookkeeping grows by about 6-9 bytes an action (plain `fetch` calls alone: about 3 bytes a
 /// request); one leaked closure, listener, promise or abort controller per action would be
 /// several times the allowance.
@@ -323,12 +321,4 @@ async fn run_browser(browser: Browser) {
     assert!(failures.is_empty(), "{}: {failures:#?}", browser.name());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_runs_a_thousand_actions_without_leaks() {
-    run_browser(Browser::Chromium).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn firefox_runs_a_thousand_actions_without_leaks() {
-    run_browser(Browser::Firefox).await;
-}
+e2e::browser_tests!(run_browser: chromium_runs_a_thousand_actions_without_leaks, firefox_runs_a_thousand_actions_without_leaks);

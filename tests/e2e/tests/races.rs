@@ -19,8 +19,6 @@
 //! body or the timer reaches the driver (leaving must win: `user_left`, one request), or in the
 //! task just after (the driver may have started the next request first; nothing after).
 
-mod common;
-
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,7 +26,7 @@ use std::time::{Duration, Instant};
 use fantoccini::Client;
 use serde_json::{json, Value};
 
-use common::{full_log, js, js_with, open_ready, palettes_only, session, start_server, Browser};
+use e2e::{full_log, js, js_with, open_ready, palettes_only, session, start_server, Browser};
 
 /// Navigation races per kind (receipt, timer) per browser.
 const NAV_PER_KIND: i64 = 30;
@@ -323,12 +321,4 @@ async fn run_browser(browser: Browser) {
     assert!(failures.is_empty(), "{}: {failures:#?}", browser.name());
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn chromium_leaving_at_a_response_or_timer_sends_nothing_more() {
-    run_browser(Browser::Chromium).await;
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn firefox_leaving_at_a_response_or_timer_sends_nothing_more() {
-    run_browser(Browser::Firefox).await;
-}
+e2e::browser_tests!(run_browser: chromium_leaving_at_a_response_or_timer_sends_nothing_more, firefox_leaving_at_a_response_or_timer_sends_nothing_more);
