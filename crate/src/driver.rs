@@ -49,12 +49,14 @@ pub(crate) fn running() -> u32 {
     RUNNING.load(core::sync::atomic::Ordering::Relaxed)
 }
 
-/// What a settlement is: an attempt's response headers, its body, or its failure.
+/// What a settlement is: an attempt's response headers, its body, its failure, or a timer
+/// that fired (handed over in a microtask, so that a departure in the same task wins the tie).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Settled {
     Response = 1,
     Body = 2,
     Failure = 3,
+    Timer = 4,
 }
 
 impl Settled {
@@ -62,12 +64,13 @@ impl Settled {
         match tag as u8 {
             1 => Settled::Response,
             2 => Settled::Body,
+            4 => Settled::Timer,
             _ => Settled::Failure,
         }
     }
 }
 
-/// The receiver of every settlement: `(what, attempt, value)`.
+/// The receiver of every settlement: `(what, attempt or timer, value)`.
 type Settle = Closure<dyn FnMut(JsValue, JsValue, JsValue)>;
 
 /// Starts one user action: the returned promise resolves with its report, or rejects with an
@@ -103,8 +106,10 @@ struct Run {
     reject: Function,
     /// The attempt in flight, if any.
     attempt: Option<Attempt>,
-    /// The timer armed now: a wait's end or the attempt's cap.
+    /// The timer armed now (a wait's end or the attempt's cap), and its number: a timer that
+    /// fired is handled only if it is still the one armed.
     timer: Option<Timeout>,
+    timers: u32,
     /// The settlement receiver, kept until the last promise it was given has settled.
     settle: Option<Settle>,
     /// Promises given `settle` that have not settled yet.
@@ -177,6 +182,7 @@ impl Shared {
                 reject,
                 attempt: None,
                 timer: None,
+                timers: 0,
                 settle: None,
                 pending: 0,
                 body: None,
@@ -214,15 +220,19 @@ impl Shared {
         }
     }
 
-    /// A timer fired: the model decides again at the real time.
-    fn fired(self: &Rc<Self>) {
+    /// A timer fired: the model hears of it in a microtask, at the real time then, so that a
+    /// departure in the same task (rule 12: leaving wins a tie) comes first.
+    fn fired(self: &Rc<Self>, timer: u32) {
         let Ok(mut run) = self.run.try_borrow_mut() else {
             return;
         };
         if !run.finished {
-            let now = run.clock.elapsed();
-            let decision = run.action.on_timer(now);
-            run.perform(self, decision);
+            run.listen(
+                Promise::resolve(&JsValue::UNDEFINED),
+                Settled::Timer,
+                Settled::Timer,
+                timer,
+            );
         }
     }
 
@@ -233,8 +243,12 @@ impl Shared {
                 return;
             };
             run.pending = run.pending.saturating_sub(1);
-            let current = run.attempt.as_ref().map(|a| a.number);
             let number = attempt.as_f64().map(|n| n as u32);
+            let current = if what == Settled::Timer {
+                Some(run.timers)
+            } else {
+                run.attempt.as_ref().map(|a| a.number)
+            };
             if !run.finished && number == current {
                 if let Some(decision) = run.on_settled(what, value) {
                     run.perform(self, decision);
@@ -300,6 +314,7 @@ impl Run {
                 };
                 Some(self.action.on_response(now, response))
             }
+            Settled::Timer => Some(self.action.on_timer(now)),
             Settled::Failure => {
                 if let Some(mut attempt) = self.attempt.take() {
                     attempt.abort = None;
@@ -402,7 +417,9 @@ impl Run {
     /// Arms the one timer at elapsed `at`.
     fn arm(&mut self, shared: &Rc<Shared>, at: Duration) {
         let shared = Rc::clone(shared);
-        self.timer = Some(self.clock.call_at(at, move || shared.fired()));
+        self.timers = self.timers.wrapping_add(1);
+        let timer = self.timers;
+        self.timer = Some(self.clock.call_at(at, move || shared.fired(timer)));
     }
 
     /// Sends nothing until elapsed `until` (made late by `timerLateBy_s`).
