@@ -565,6 +565,7 @@ fn event_at(event: &Event) -> Duration {
         | Event::Failure { at, .. }
         | Event::Wait { at, .. }
         | Event::Timer { at, .. }
+        | Event::Blocked { at, .. }
         | Event::Left { at }
         | Event::Stop { at, .. } => *at,
     }
@@ -726,7 +727,7 @@ proptest! {
                         wait += *at - from;
                     }
                 }
-                Event::Stop { .. } => {}
+                Event::Stop { .. } | Event::Blocked { .. } => {}
             }
         }
         prop_assert_eq!(action.request_time(), request);
