@@ -403,6 +403,8 @@ fn arb_case_with(full: bool) -> BoxedStrategy<Case> {
                     responses,
                     user_leaves_at: leaves,
                     timer_late_by: late,
+                    origin_blocks: Vec::new(),
+                    jitter_draws: Vec::new(),
                     expect: None,
                 },
                 oracle,
@@ -1375,6 +1377,8 @@ proptest! {
             responses,
             user_leaves_at: leaves,
             timer_late_by: late,
+                    origin_blocks: Vec::new(),
+                    jitter_draws: Vec::new(),
             expect: None,
         };
         match simulate(&scenario) {
@@ -1423,6 +1427,8 @@ fn late_timer_scenario(late: Duration) -> Scenario {
         ],
         user_leaves_at: None,
         timer_late_by: vec![late],
+        origin_blocks: Vec::new(),
+        jitter_draws: Vec::new(),
         expect: None,
     }
 }
