@@ -28,9 +28,11 @@ pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
     let mut blocks = scenario.origin_blocks.clone();
     // Stable: blocks at the same instant arrive in the file's order.
     blocks.sort_by_key(|b| b.at);
+    // The blocks at 0 are known at the press, unless the user leaves then too (leaving wins).
+    let leaves_at_start = scenario.user_leaves_at == Some(Duration::ZERO);
     let known_at_start: Vec<Duration> = blocks
         .iter()
-        .take_while(|b| b.at.is_zero())
+        .take_while(|b| b.at.is_zero() && !leaves_at_start)
         .map(|b| b.until)
         .collect();
     let (action, mut decision) =
