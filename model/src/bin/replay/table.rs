@@ -107,7 +107,7 @@ impl Rows {
                 };
                 let (step, wait) = if self.wait_row.is_some() {
                     // A block moved the start: the wait so far ends here, a longer one follows.
-                    self.stretch_wait(*at, "cut short by the block".into());
+                    self.stretch_wait(*at, "then a block moved the start".into());
                     ("Wait (moved)", plan.until.saturating_sub(*at))
                 } else {
                     ("Wait", plan.until.saturating_sub(plan.from))
@@ -155,10 +155,14 @@ impl Rows {
                     outcome.as_str(),
                     secs(*remaining)
                 );
-                // A wait still open ends at the stop (a late timer or a departure already
-                // moved its end there; a block that cannot fit stops it early).
+                // A wait still open ends at the stop: a late timer or a departure already moved
+                // its end there; a block that cannot fit stops it early.
                 if let Some(row) = self.wait_row.take().and_then(|i| self.rows.get_mut(i)) {
-                    row[1] = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(*at));
+                    let ended = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(*at));
+                    if row[1] != ended {
+                        row[1] = ended;
+                        row[2] = "stopped by a block on the origin".into();
+                    }
                 }
                 match self.rows.last_mut() {
                     Some(row) if row[3].is_empty() => row[3] = decision,
