@@ -33,7 +33,8 @@ pub enum Decision {
     /// `abort_at`.
     Await { abort_at: Duration },
     /// Send nothing until elapsed `until`, then call [`Action::on_timer`]. The gate is checked
-    /// again at that call, against the time the timer really fired.
+    /// again at that call, against the time the timer really fired. A block on the origin that
+    /// arrives meanwhile goes to [`Action::on_block`], whose decision may move `until` or stop.
     Wait { until: Duration },
     /// The action is over. Abort anything in flight, clear every timer, send nothing more.
     Stop(Outcome),

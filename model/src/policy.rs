@@ -11,7 +11,8 @@ use core::time::Duration;
 /// only 429 retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Policy {
-    /// Total elapsed time, counted from the first attempt's start.
+    /// Total elapsed time, counted from the action's start: the first attempt's start, or,
+    /// when the origin is blocked at the press, the press (the wait for the origin counts).
     pub budget: Duration,
     /// Attempts in all, the first included.
     pub max_attempts: u32,
