@@ -2,12 +2,20 @@
 //!
 //! The driver (a browser, a simulation, a test) reports what happened with the elapsed time it
 //! happened at, and gets back a [`Decision`]: send an attempt, keep waiting for one, wait until a
-//! time, or stop. Elapsed time is counted from the first attempt's start, so [`Action::start`]
-//! is elapsed zero by definition. Every decision is recorded in the trace.
+//! time, or stop. Elapsed time is counted from the moment the action starts (the user's press),
+//! so [`Action::start`] is elapsed zero by definition; without a block on the origin the first
+//! attempt starts then. Every decision is recorded in the trace.
 //!
 //! The order of the checks after a response is the whole retry policy, in one place:
 //! success, not retryable, attempts used up, how to read `Retry-After`, then the gate (does the
 //! wait *and* a full per-attempt cap fit in what is left of the budget?).
+//!
+//! Actions on the same origin share what the service tells them (`scenario-format.md`, section
+//! 4): a valid server delay blocks the origin ([`Action::announced_block`] says until when, for
+//! the driver to tell the others), and a block another action learned arrives as
+//! [`Action::on_block`]. No attempt starts before a block the action knows of. Each wait may be
+//! spread by jitter ([`Policy::jitter`]), from a draw the driver supplies, never earlier than
+//! the rules allow and never so late that the reserved cap stops fitting.
 
 use core::time::Duration;
 
@@ -25,7 +33,8 @@ pub enum Decision {
     /// `abort_at`.
     Await { abort_at: Duration },
     /// Send nothing until elapsed `until`, then call [`Action::on_timer`]. The gate is checked
-    /// again at that call, against the time the timer really fired.
+    /// again at that call, against the time the timer really fired. A block on the origin that
+    /// arrives meanwhile goes to [`Action::on_block`], whose decision may move `until` or stop.
     Wait { until: Duration },
     /// The action is over. Abort anything in flight, clear every timer, send nothing more.
     Stop(Outcome),
@@ -120,6 +129,9 @@ pub enum WaitSource {
     FallbackMissing,
     /// An unreadable `Retry-After`: the local fallback.
     FallbackInvalid,
+    /// The origin is blocked (rules 14, 15, 17): the service asked every request to this site to
+    /// wait, later than this action's own delay.
+    OriginBlock,
 }
 
 impl WaitSource {
@@ -130,6 +142,7 @@ impl WaitSource {
             WaitSource::ServerDate => "server_date",
             WaitSource::FallbackMissing => "fallback_missing",
             WaitSource::FallbackInvalid => "fallback_invalid",
+            WaitSource::OriginBlock => "origin_block",
         }
     }
 
@@ -139,21 +152,34 @@ impl WaitSource {
     }
 }
 
-/// A wait the model planned after a retryable response.
+/// A wait the model planned: after a retryable response, or before the first attempt while the
+/// origin is blocked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PlannedWait {
-    /// The attempt whose response asked for it.
+    /// The attempt whose response asked for it; 0 for the wait before the first attempt.
     pub after_attempt: u32,
     /// Where the delay came from.
     pub source: WaitSource,
-    /// The delay before the local floor: the server's, or the fallback.
+    /// The delay before the local floor: the server's, or the fallback; for an origin block,
+    /// from `from` to the block's end.
     pub delay: Duration,
-    /// The wait itself: `max(min_wait, delay)`.
+    /// From `from` to the earliest start the rules allow: `max(min_wait, delay)` for the
+    /// action's own delay, the time to the block's end for an origin block.
     pub wait: Duration,
-    /// When the wait began (the response's receipt).
+    /// What jitter added after the earliest start (rule 16); never a reason to stop.
+    pub jitter: Duration,
+    /// When the wait began (the response's receipt; 0 before the first attempt).
     pub from: Duration,
-    /// The earliest start of the next attempt: `from + wait`, saturating.
+    /// The planned start of the next attempt: `from + wait + jitter`, saturating. The timer is
+    /// due then.
     pub until: Duration,
+}
+
+impl PlannedWait {
+    /// The earliest start the rules allow, before jitter: `from + wait`.
+    pub fn earliest(&self) -> Duration {
+        self.from.saturating_add(self.wait)
+    }
 }
 
 /// The last HTTP response the action received.
@@ -203,6 +229,9 @@ pub enum Event {
     },
     /// A timer fired; `due` is when it was meant to.
     Timer { at: Duration, due: Duration },
+    /// A block on the origin arrived (one that another action learned): no request to the site
+    /// may start before `until`.
+    Blocked { at: Duration, until: Duration },
     /// The screen stopped owning the action.
     Left { at: Duration },
     /// The action ended.
@@ -226,6 +255,9 @@ pub enum StopCause {
     NoRoom(PlannedWait),
     /// The timer fired too late to reserve a full cap before the deadline.
     LateWake { plan: PlannedWait, woke: Duration },
+    /// At `at`, the origin was blocked until `until`, and an attempt starting then could not
+    /// run its full cap inside the budget (rules 14, 15, 17).
+    OriginBlocked { at: Duration, until: Duration },
     /// A date arrived without a trusted clock.
     ClockUntrusted,
     /// The request failed.
@@ -241,7 +273,9 @@ impl StopCause {
             StopCause::Success => Outcome::Success,
             StopCause::NotRetryable => Outcome::NotRetryable,
             StopCause::AttemptsExhausted => Outcome::AttemptsExhausted,
-            StopCause::NoRoom(_) | StopCause::LateWake { .. } => Outcome::BudgetExhausted,
+            StopCause::NoRoom(_) | StopCause::LateWake { .. } | StopCause::OriginBlocked { .. } => {
+                Outcome::BudgetExhausted
+            }
             StopCause::ClockUntrusted => Outcome::ClockUntrusted,
             StopCause::Transport(_) => Outcome::TransportError,
             StopCause::Left { .. } => Outcome::UserLeft,
@@ -249,15 +283,25 @@ impl StopCause {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Phase {
     InFlight {
         attempt: u32,
         started: Duration,
         abort_at: Duration,
     },
-    Waiting(PlannedWait),
+    /// A wait, and the jitter draw it was planned with (a moved start reuses it, rule 17).
+    Waiting(PlannedWait, f64),
     Stopped,
+}
+
+/// The wait that the action's own response asks for (rules 8-9), before the origin is
+/// considered.
+#[derive(Clone, Copy)]
+struct OwnWait {
+    source: WaitSource,
+    delay: Duration,
+    wait: Duration,
 }
 
 /// One user action and its budget. Create one per user action: a new action is a new, explicit
@@ -273,12 +317,35 @@ pub struct Action {
     last_response: Option<LastResponse>,
     stop: Option<(Duration, StopCause)>,
     events: Vec<Event>,
+    /// The origin's block as this action knows it, `B(now)`: the latest end of the blocks it
+    /// was told of and of its own server delays (rule 13). Zero when there is none.
+    block: Duration,
+    /// The block the latest receipt announced (`receipt + valid server delay`), if any.
+    announced: Option<Duration>,
 }
 
 impl Action {
-    /// Starts a new action under `policy`: its first attempt starts now, at elapsed zero, and
-    /// the returned decision says to send it. An invalid policy starts nothing.
+    /// Starts a new action under `policy` on an origin that nobody has blocked: its first
+    /// attempt starts now, at elapsed zero, and the returned decision says to send it. An
+    /// invalid policy starts nothing. The same as [`Action::start_on_origin`] with no blocks.
     pub fn start(policy: Policy) -> Result<(Action, Decision), PolicyError> {
+        Action::start_on_origin(policy, &[], 0.0)
+    }
+
+    /// Starts a new action under `policy` at elapsed zero (the user's press), given the ends of
+    /// the blocks on its origin known at that moment (`blocked_until`, on this action's clock:
+    /// "no request before elapsed U"; each is recorded as a `Blocked` event at 0) and the jitter
+    /// draw in [0, 1) for the wait before the first attempt, should there be one.
+    ///
+    /// Rule 14: with no block later than 0, attempt 1 starts now, exactly as [`Action::start`].
+    /// Otherwise, if an attempt starting when the block ends could not run its full cap inside
+    /// the budget, the action stops now with `budget_exhausted`, having sent nothing; else it
+    /// waits for the origin first (wait 0, source `origin_block`, spread by jitter).
+    pub fn start_on_origin(
+        policy: Policy,
+        blocked_until: &[Duration],
+        draw: f64,
+    ) -> Result<(Action, Decision), PolicyError> {
         policy.validate()?;
         let mut action = Action {
             policy,
@@ -290,15 +357,37 @@ impl Action {
             last_response: None,
             stop: None,
             events: Vec::new(),
+            block: Duration::ZERO,
+            announced: None,
         };
-        let first = action.start_attempt(Duration::ZERO);
+        for until in blocked_until {
+            action.learn_block(Duration::ZERO, *until);
+        }
+        let first = if action.block.is_zero() {
+            action.start_attempt(Duration::ZERO)
+        } else {
+            action.begin_wait(0, None, draw)
+        };
         Ok((action, first))
     }
 
     /// A response to the attempt in flight was received at elapsed `now`. A response that is
     /// not awaited (the action stopped, or the user left) is ignored: it never updates anything.
     /// One received after the attempt's cap counts as the cap elapsing: the attempt timed out.
+    /// A wait that begins here is not spread by jitter; see [`Action::on_response_drawn`].
     pub fn on_response(&mut self, now: Duration, response: Response<'_>) -> Decision {
+        self.on_response_drawn(now, response, 0.0)
+    }
+
+    /// [`Action::on_response`], with the jitter draw in [0, 1) for the wait that begins here,
+    /// if one does (rule 16). After it, [`Action::announced_block`] says whether the response
+    /// blocked the origin (rule 13).
+    pub fn on_response_drawn(
+        &mut self,
+        now: Duration,
+        response: Response<'_>,
+        draw: f64,
+    ) -> Decision {
         let Phase::InFlight {
             attempt,
             started,
@@ -349,6 +438,11 @@ impl Action {
             retry_after,
             delay,
         });
+        // Rule 13: a valid server delay blocks the origin, for this action and the others.
+        self.announced = delay.map(|d| now.saturating_add(d));
+        if let Some(until) = self.announced {
+            self.block = self.block.max(until);
+        }
         if let Some(cause) = cause {
             return self.finish(cause);
         }
@@ -357,27 +451,52 @@ impl Action {
             ServerDelay::Untrusted => return self.finish(StopCause::ClockUntrusted),
             ServerDelay::Fallback(source) => (source, self.policy.fallback_wait(attempt)),
         };
-        let wait = delay.max(self.policy.min_wait);
-        let plan = PlannedWait {
-            after_attempt: attempt,
+        let own = OwnWait {
             source,
             delay,
-            wait,
-            from: now,
-            until: now.saturating_add(wait),
+            wait: delay.max(self.policy.min_wait),
         };
-        // The gate: never shorten a valid delay to squeeze a request in; reserve a full cap.
-        if !self.fits(plan.until) {
-            return self.finish(StopCause::NoRoom(plan));
+        self.begin_wait(attempt, Some(own), draw)
+    }
+
+    /// A block on the origin arrived at elapsed `now`: another action learned that the service
+    /// asks every request to this site to wait until elapsed `until` (on this action's clock).
+    ///
+    /// - During a request, or at its receipt (called before [`Action::on_response`]), it counts
+    ///   when the response is handled: the next start is not before `until` (rule 18).
+    /// - During a wait (called before a timer due at the same instant), rule 17: if `until` is
+    ///   later than the planned start, the start moves to `until` plus jitter from the same
+    ///   draw, or, when an attempt starting at `until` could not run its full cap, the action
+    ///   stops now with `budget_exhausted`. A block that ends by the planned start changes
+    ///   nothing.
+    /// - After the stop it is ignored. Leaving at the same instant wins: call
+    ///   [`Action::on_leave`] first.
+    ///
+    /// Every block that is not ignored is recorded as a `Blocked` event.
+    pub fn on_block(&mut self, now: Duration, until: Duration) -> Decision {
+        if self.phase == Phase::Stopped {
+            return self.decision();
         }
-        let remaining = self.remaining(now);
-        self.events.push(Event::Wait {
-            at: now,
-            plan,
-            remaining,
-        });
-        self.phase = Phase::Waiting(plan);
-        self.decision()
+        let now = self.advance(now);
+        self.learn_block(now, until);
+        match self.phase {
+            Phase::Waiting(plan, draw) if until > plan.until => self.move_start(plan, draw, until),
+            _ => self.decision(),
+        }
+    }
+
+    /// The origin block announced by the latest response, when its `Retry-After` gave a valid
+    /// server delay `d` (seconds or a date; not the floor, the fallback or jitter): elapsed
+    /// `receipt + d`. A driver broadcasts it to the other actions on the origin right after
+    /// [`Action::on_response`]. `None` when the latest response announced nothing.
+    pub fn announced_block(&self) -> Option<Duration> {
+        self.announced
+    }
+
+    /// The origin's block as this action knows it now, `B(now)`: the latest end of the blocks
+    /// it was told of and of its own server delays; zero when there is none.
+    pub fn origin_block(&self) -> Duration {
+        self.block
     }
 
     /// The attempt in flight failed without a response at elapsed `now`.
@@ -406,7 +525,7 @@ impl Action {
     /// as timed out.
     pub fn on_timer(&mut self, now: Duration) -> Decision {
         match self.phase {
-            Phase::Waiting(plan) => {
+            Phase::Waiting(plan, _) => {
                 let now = self.advance(now);
                 self.events.push(Event::Timer {
                     at: now,
@@ -443,7 +562,7 @@ impl Action {
                     .saturating_add(now.saturating_sub(started));
                 true
             }
-            Phase::Waiting(plan) => {
+            Phase::Waiting(plan, _) => {
                 let now = self.advance(now);
                 self.wait_time = self.wait_time.saturating_add(now.saturating_sub(plan.from));
                 false
@@ -458,7 +577,7 @@ impl Action {
     pub fn decision(&self) -> Decision {
         match self.phase {
             Phase::InFlight { abort_at, .. } => Decision::Await { abort_at },
-            Phase::Waiting(plan) => Decision::Wait { until: plan.until },
+            Phase::Waiting(plan, _) => Decision::Wait { until: plan.until },
             // A stopped action always has its cause; the fallback only keeps this total.
             Phase::Stopped => Decision::Stop(
                 self.stop
@@ -473,7 +592,7 @@ impl Action {
     pub fn next_wakeup(&self) -> Option<Duration> {
         match self.phase {
             Phase::InFlight { abort_at, .. } => Some(abort_at),
-            Phase::Waiting(plan) => Some(plan.until),
+            Phase::Waiting(plan, _) => Some(plan.until),
             Phase::Stopped => None,
         }
     }
@@ -519,7 +638,7 @@ impl Action {
     /// The wait in progress, if any.
     pub fn pending_wait(&self) -> Option<&PlannedWait> {
         match &self.phase {
-            Phase::Waiting(plan) => Some(plan),
+            Phase::Waiting(plan, _) => Some(plan),
             _ => None,
         }
     }
@@ -583,6 +702,93 @@ impl Action {
             abort_at,
         };
         Decision::Send { attempt, abort_at }
+    }
+
+    /// Records a block that ends at `until`, arriving at `at`, and raises `B` to it.
+    fn learn_block(&mut self, at: Duration, until: Duration) {
+        self.events.push(Event::Blocked { at, until });
+        self.block = self.block.max(until);
+    }
+
+    /// Rules 14-16: the wait that begins now, after attempt `after_attempt` (0: before the
+    /// first). The earliest start is the later of the action's own wait (`own`, after a
+    /// response) and the origin's block; `origin_block` is the source only when the block is
+    /// strictly later. The gate is checked on that earliest start; jitter from `draw` is then
+    /// added within the room the gate leaves, so it never causes a stop.
+    fn begin_wait(&mut self, after_attempt: u32, own: Option<OwnWait>, draw: f64) -> Decision {
+        let from = self.now;
+        let mut plan = match own {
+            Some(own) if from.saturating_add(own.wait) >= self.block => PlannedWait {
+                after_attempt,
+                source: own.source,
+                delay: own.delay,
+                wait: own.wait,
+                jitter: Duration::ZERO,
+                from,
+                until: from.saturating_add(own.wait),
+            },
+            _ => PlannedWait {
+                after_attempt,
+                source: WaitSource::OriginBlock,
+                delay: self.block.saturating_sub(from),
+                wait: self.block.saturating_sub(from),
+                jitter: Duration::ZERO,
+                from,
+                until: self.block.max(from),
+            },
+        };
+        let earliest = plan.until;
+        // The gate: never shorten a valid delay to squeeze a request in; reserve a full cap.
+        if !self.fits(earliest) {
+            return self.finish(match plan.source {
+                WaitSource::OriginBlock => StopCause::OriginBlocked {
+                    at: from,
+                    until: self.block,
+                },
+                _ => StopCause::NoRoom(plan),
+            });
+        }
+        plan.jitter = self.policy.jitter_for(draw, earliest);
+        plan.until = earliest.saturating_add(plan.jitter);
+        self.wait_on(plan, draw)
+    }
+
+    /// Rule 17: a block ending at `until`, later than the planned start of `plan`, arrived
+    /// during the wait. Stop now if an attempt starting at `until` cannot fit; else the start
+    /// moves to `until`, spread by jitter from the same draw.
+    fn move_start(&mut self, plan: PlannedWait, draw: f64, until: Duration) -> Decision {
+        if !self.fits(until) {
+            self.wait_time = self
+                .wait_time
+                .saturating_add(self.now.saturating_sub(plan.from));
+            return self.finish(StopCause::OriginBlocked {
+                at: self.now,
+                until,
+            });
+        }
+        let jitter = self.policy.jitter_for(draw, until);
+        let moved = PlannedWait {
+            source: WaitSource::OriginBlock,
+            delay: until.saturating_sub(plan.from),
+            wait: until.saturating_sub(plan.from),
+            jitter,
+            until: until.saturating_add(jitter),
+            ..plan
+        };
+        self.wait_on(moved, draw)
+    }
+
+    /// Records `plan` as the wait in progress (a `Wait` event at the current time) and says to
+    /// wait for it.
+    fn wait_on(&mut self, plan: PlannedWait, draw: f64) -> Decision {
+        let at = self.now;
+        self.events.push(Event::Wait {
+            at,
+            plan,
+            remaining: self.remaining(at),
+        });
+        self.phase = Phase::Waiting(plan, draw);
+        self.decision()
     }
 
     fn finish(&mut self, cause: StopCause) -> Decision {
@@ -827,6 +1033,82 @@ mod tests {
         // A driver that reports an earlier time is read as the latest time seen: still early.
         assert_eq!(action.on_timer(s(1)), Decision::Wait { until: s(3) });
         assert_eq!(action.elapsed(), s(2));
+    }
+
+    #[test]
+    fn a_blocked_origin_is_waited_for_before_the_first_attempt_or_stops_it() {
+        let (action, first) =
+            Action::start_on_origin(Policy::new(), &[s(4)], 0.0).expect("valid policy");
+        assert_eq!(first, Decision::Wait { until: s(4) });
+        assert_eq!(action.attempts(), 0);
+        assert_eq!(
+            action.pending_wait().map(|p| (p.after_attempt, p.source)),
+            Some((0, WaitSource::OriginBlock))
+        );
+        assert_eq!(
+            action.visible(),
+            ["Waiting 4 s before attempt 1 of 3: the service asked every request to this site to wait. 16 s of the budget left."]
+        );
+        let (action, first) =
+            Action::start_on_origin(Policy::new(), &[s(30)], 0.0).expect("valid policy");
+        assert_eq!(first, Decision::Stop(Outcome::BudgetExhausted));
+        assert_eq!((action.attempts(), action.elapsed()), (0, s(0)));
+        assert_eq!(
+            action.visible(),
+            [
+                "Stopped: the service asked every request to this site to wait 30 s, and this action's budget cannot fit that.",
+                "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
+                "No request was sent."
+            ]
+        );
+        // A block that ended by the press changes nothing.
+        let (_, first) = Action::start_on_origin(Policy::new(), &[s(0)], 0.5).expect("valid");
+        assert_eq!(
+            first,
+            Decision::Send {
+                attempt: 1,
+                abort_at: s(4)
+            }
+        );
+    }
+
+    #[test]
+    fn a_block_during_a_wait_moves_the_start_or_stops_and_after_the_stop_is_ignored() {
+        let policy = Policy::new().with_jitter(s(2));
+        let (mut action, _) = Action::start(policy).expect("valid policy");
+        assert_eq!(
+            action.on_response_drawn(s(2), rate_limited(Some("3")), 0.5),
+            Decision::Wait { until: s(6) }
+        );
+        // Ends before the planned start: nothing changes.
+        assert_eq!(action.on_block(s(3), s(6)), Decision::Wait { until: s(6) });
+        // Later: the start moves to 8 plus the same draw's jitter.
+        assert_eq!(action.on_block(s(4), s(8)), Decision::Wait { until: s(9) });
+        // Cannot fit a full cap after it: stop now, having waited 4 - 2 s.
+        assert_eq!(
+            action.on_block(s(4), s(17)),
+            Decision::Stop(Outcome::BudgetExhausted)
+        );
+        assert_eq!((action.wait_time(), action.elapsed()), (s(2), s(4)));
+        let before = action.events().len();
+        assert_eq!(
+            action.on_block(s(5), s(30)),
+            Decision::Stop(Outcome::BudgetExhausted)
+        );
+        assert_eq!(action.events().len(), before);
+    }
+
+    #[test]
+    fn only_a_valid_server_delay_is_announced_to_the_origin() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        action.on_response(s(2), rate_limited(Some("3")));
+        assert_eq!(action.announced_block(), Some(s(5)));
+        assert_eq!(action.origin_block(), s(5));
+        action.on_timer(s(5));
+        // The fallback is local: it blocks nobody.
+        action.on_response(s(6), rate_limited(Some("soon")));
+        assert_eq!(action.announced_block(), None);
+        assert_eq!(action.origin_block(), s(5));
     }
 
     #[test]

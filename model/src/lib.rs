@@ -2,8 +2,10 @@
 //!
 //! A screen loads a list with a `GET`; the service may answer `429 Too Many Requests`, perhaps
 //! with a `Retry-After`. This crate decides **wait, try again or stop** under a finite
-//! [`Policy`]: a total budget from the first attempt's start, a maximum number of attempts, a
+//! [`Policy`]: a total budget from the action's start, a maximum number of attempts, a
 //! per-attempt cap reserved before every start, and waits that never shorten the server's delay.
+//! Actions on one origin share what the service told any of them (origin blocks), and each
+//! wait may be spread by jitter that never makes a start earlier nor causes a stop.
 //!
 //! Everything here is pure by construction: the crate depends on no browser crate, reads no
 //! clock and does no I/O. A driver feeds an [`Action`] what happened and when, and performs the
@@ -27,6 +29,8 @@ pub mod simulate;
 pub mod utc;
 mod visible;
 
-pub use action::{Action, Decision, Event, Outcome, ReceiptClock, Response, TransportError};
+pub use action::{
+    Action, Decision, Event, Outcome, ReceiptClock, Response, TransportError, WaitSource,
+};
 pub use policy::{Policy, PolicyError, StatusSet};
 pub use retry_after::RetryAfter;

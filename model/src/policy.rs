@@ -11,7 +11,8 @@ use core::time::Duration;
 /// only 429 retried.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Policy {
-    /// Total elapsed time, counted from the first attempt's start.
+    /// Total elapsed time, counted from the action's start: the first attempt's start, or,
+    /// when the origin is blocked at the press, the press (the wait for the origin counts).
     pub budget: Duration,
     /// Attempts in all, the first included.
     pub max_attempts: u32,
@@ -29,6 +30,11 @@ pub struct Policy {
     /// `Date` header when `Retry-After` is an HTTP-date. Off by default: a wrong local clock
     /// would silently shorten or stretch the server's delay.
     pub trust_local_clock: bool,
+    /// The most that a start may be spread *after* the earliest time the rules allow, so that
+    /// clients told the same time do not all retry at once. A wait adds `draw * jitter` (a
+    /// draw in [0, 1)), clamped so that the start still fits its cap: jitter never makes a
+    /// start earlier and never causes a stop. Zero (the default) spreads nothing.
+    pub jitter: Duration,
 }
 
 impl Default for Policy {
@@ -41,6 +47,7 @@ impl Default for Policy {
             fallback_base: Duration::from_secs(2),
             retry_statuses: StatusSet::EMPTY.with(429),
             trust_local_clock: false,
+            jitter: Duration::ZERO,
         }
     }
 }
@@ -150,6 +157,25 @@ impl Policy {
         self
     }
 
+    /// Sets the most that a start may be spread after the earliest time the rules allow.
+    #[must_use]
+    pub const fn with_jitter(mut self, jitter: Duration) -> Self {
+        self.jitter = jitter;
+        self
+    }
+
+    /// The jitter one wait adds for `draw` (in [0, 1)) when the earliest allowed start is
+    /// `earliest`: `min(draw * jitter, budget - attempt_cap - earliest)`, so that a start that
+    /// fits without jitter still fits with it. A draw outside [0, 1) (or NaN) is clamped into
+    /// it; the result is rounded to the nanosecond and never exceeds `jitter`.
+    pub fn jitter_for(&self, draw: f64, earliest: Duration) -> Duration {
+        let room = self
+            .budget
+            .saturating_sub(self.attempt_cap)
+            .saturating_sub(earliest);
+        scale(self.jitter, draw).min(room)
+    }
+
     /// Checks that the policy can run at all: a positive budget, at least one attempt, and a
     /// positive cap that fits in the budget. Retryable statuses are checked as they are added to
     /// a [`StatusSet`], which cannot hold an out-of-range one.
@@ -179,6 +205,21 @@ impl Policy {
     pub const fn retries(&self, status: u16) -> bool {
         self.retry_statuses.contains(status)
     }
+}
+
+/// `d * draw`, with `draw` clamped into [0, 1] (NaN reads as 0), rounded to the nanosecond
+/// and never more than `d`. Float to integer `as` casts saturate, so nothing here can panic.
+fn scale(d: Duration, draw: f64) -> Duration {
+    let draw = if draw.is_nan() {
+        0.0
+    } else {
+        draw.clamp(0.0, 1.0)
+    };
+    let nanos = (d.as_nanos() as f64 * draw).round() as u128;
+    let nanos = nanos.min(d.as_nanos());
+    let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
+    let sub = u32::try_from(nanos % 1_000_000_000).unwrap_or(0);
+    Duration::new(secs, sub)
 }
 
 /// A set of HTTP statuses (100-599), as a fixed bitset so that [`Policy`] stays `Copy`.
@@ -287,6 +328,30 @@ mod tests {
         );
         let huge = p.with_fallback_base(Duration::MAX);
         assert_eq!(huge.fallback_wait(2), Duration::MAX);
+    }
+
+    #[test]
+    fn jitter_is_a_share_of_the_spread_clamped_to_the_room_left() {
+        let p = Policy::new().with_jitter(Duration::from_secs(4));
+        let at = |s: u64| Duration::from_secs(s);
+        assert_eq!(p.jitter_for(0.5, at(5)), at(2));
+        assert_eq!(p.jitter_for(0.0, at(5)), Duration::ZERO);
+        // 20 - 4 - 14 = 2 s of room: the jitter never pushes a fitting start past the gate.
+        assert_eq!(p.jitter_for(0.75, at(14)), at(2));
+        assert_eq!(p.jitter_for(0.75, at(16)), Duration::ZERO);
+        assert_eq!(p.jitter_for(0.75, at(30)), Duration::ZERO);
+        // Out-of-range draws are clamped, never a panic.
+        assert_eq!(p.jitter_for(f64::NAN, at(0)), Duration::ZERO);
+        assert_eq!(p.jitter_for(-1.0, at(0)), Duration::ZERO);
+        assert_eq!(p.jitter_for(7.0, at(0)), at(4));
+        // Rounded to the nanosecond: 0.29 * 10 s is 2.9 s, not 2.899999999 s.
+        let ten = Policy::new().with_jitter(at(10));
+        assert_eq!(ten.jitter_for(0.29, at(0)), Duration::from_millis(2_900));
+        let huge = Policy::new()
+            .with_jitter(Duration::MAX)
+            .with_budget(Duration::MAX);
+        assert!(huge.jitter_for(0.999_999, at(0)) <= Duration::MAX);
+        assert_eq!(Policy::new().jitter, Duration::ZERO);
     }
 
     #[test]

@@ -132,9 +132,11 @@ fn member(key: &'static str, value: Json) -> (Key, Json) {
     (Key::Borrowed(key), value)
 }
 
-/// A policy in the scenario format's field names (`trust_local_clock` is an input only).
+/// A policy in the scenario format's field names (`trust_local_clock` is an input only;
+/// `jitter_s` is written only when it is not zero, so that a policy without jitter reads as
+/// it always has).
 fn policy(p: &Policy) -> Json {
-    Json::Object(vec![
+    let mut members = vec![
         member("budget_s", Json::secs(p.budget)),
         member("max_attempts", Json::count(p.max_attempts)),
         member("attempt_cap_s", Json::secs(p.attempt_cap)),
@@ -144,7 +146,11 @@ fn policy(p: &Policy) -> Json {
             "retry_statuses",
             Json::Array(p.retry_statuses.iter().map(Json::count).collect()),
         ),
-    ])
+    ];
+    if !p.jitter.is_zero() {
+        members.push(member("jitter_s", Json::secs(p.jitter)));
+    }
+    Json::Object(members)
 }
 
 fn last_response(last: &LastResponse) -> Json {
@@ -215,11 +221,15 @@ fn event(e: &Event) -> Json {
                 member("source", Json::text(plan.source.as_str())),
                 member("delay_s", Json::secs(plan.delay)),
                 member("wait_s", Json::secs(plan.wait)),
+                member("jitter_s", Json::secs(plan.jitter)),
                 member("until_s", Json::secs(plan.until)),
                 member("remaining_s", Json::secs(*remaining)),
             ],
         ),
         Event::Timer { at, due } => ("timer", at, vec![member("due_s", Json::secs(*due))]),
+        Event::Blocked { at, until } => {
+            ("blocked", at, vec![member("until_s", Json::secs(*until))])
+        }
         Event::Left { at } => ("left", at, Vec::new()),
         Event::Stop {
             at,

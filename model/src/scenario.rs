@@ -25,8 +25,23 @@ pub struct Scenario {
     pub user_leaves_at: Option<Duration>,
     /// How late the k-th wait's timer fires.
     pub timer_late_by: Vec<Duration>,
+    /// Blocks on the origin that other actions learned, as they arrive (section 4), in the
+    /// order the file lists them; the runner delivers them in time order.
+    pub origin_blocks: Vec<OriginBlock>,
+    /// The jitter draw, in [0, 1), for the k-th wait; missing entries are 0.
+    pub jitter_draws: Vec<f64>,
     /// Figures the run must reproduce: an object of output field names to JSON values.
     pub expect: Option<Json>,
+}
+
+/// A block on the origin that another action learned: at elapsed `at`, the service asks every
+/// request to the site to wait until elapsed `until` (both on this action's clock).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OriginBlock {
+    /// When this action hears of it.
+    pub at: Duration,
+    /// No request to the origin may start before this.
+    pub until: Duration,
 }
 
 /// What one attempt gets, after how long.
@@ -214,6 +229,8 @@ const SCENARIO_FIELDS: &[&str] = &[
     "responses",
     "user_leaves_at_s",
     "timer_late_by_s",
+    "origin_blocks",
+    "jitter_draws",
     "expect",
 ];
 const POLICY_FIELDS: &[&str] = &[
@@ -224,7 +241,9 @@ const POLICY_FIELDS: &[&str] = &[
     "fallback_base_s",
     "retry_statuses",
     "trust_local_clock",
+    "jitter_s",
 ];
+const BLOCK_FIELDS: &[&str] = &["at_s", "until_s"];
 const RESPONSE_FIELDS: &[&str] = &["duration_s", "status", "headers", "body", "transport_error"];
 /// The replay output's fields that `expect` may name, and `last_status`.
 pub const EXPECT_FIELDS: &[&str] = &[
@@ -557,6 +576,14 @@ impl Reader<'_> {
             None => Vec::new(),
             Some(v) => self.seconds_list("timer_late_by_s", &v)?,
         };
+        let origin_blocks = match present(value.member("origin_blocks")) {
+            None => Vec::new(),
+            Some(v) => self.origin_blocks(&v)?,
+        };
+        let jitter_draws = match present(value.member("jitter_draws")) {
+            None => Vec::new(),
+            Some(v) => self.draws(&v)?,
+        };
         let expect = match present(value.member("expect")) {
             None => None,
             Some(v) => {
@@ -572,8 +599,58 @@ impl Reader<'_> {
             responses,
             user_leaves_at,
             timer_late_by,
+            origin_blocks,
+            jitter_draws,
             expect,
         })
+    }
+
+    /// `origin_blocks`: a list of `{ "at_s", "until_s" }`, both required, nothing else.
+    fn origin_blocks<N: Node>(&self, value: &N) -> Result<Vec<OriginBlock>, ScenarioError> {
+        const FIELD: &str = "origin_blocks";
+        if value.kind() != Kind::Array {
+            return Err(self.error(FIELD, found("expected an array, found ", value)));
+        }
+        let mut blocks = Vec::new();
+        for (i, block) in value.items().iter().enumerate() {
+            let field = indexed(FIELD, i);
+            self.object(&field, block, BLOCK_FIELDS)?;
+            let time = |key: &str| {
+                let path = join(&field, key);
+                match block.member(key) {
+                    None => Err(self.error(&path, "required field is missing")),
+                    Some(v) => self.seconds(&path, &v),
+                }
+            };
+            blocks.push(OriginBlock {
+                at: time("at_s")?,
+                until: time("until_s")?,
+            });
+        }
+        Ok(blocks)
+    }
+
+    /// `jitter_draws`: a list of numbers in [0, 1).
+    fn draws<N: Node>(&self, value: &N) -> Result<Vec<f64>, ScenarioError> {
+        const FIELD: &str = "jitter_draws";
+        if value.kind() != Kind::Array {
+            return Err(self.error(FIELD, found("expected an array, found ", value)));
+        }
+        let mut draws = Vec::new();
+        for (k, draw) in value.items().iter().enumerate() {
+            let field = indexed(FIELD, k);
+            if draw.kind() != Kind::Number {
+                return Err(self.error(&field, found("expected a number in [0, 1), found ", draw)));
+            }
+            match draw.float() {
+                Some(d) if (0.0..1.0).contains(&d) => draws.push(d),
+                Some(d) if d.is_finite() => {
+                    return Err(self.error(&field, number_then(draw, " is outside [0, 1)")));
+                }
+                _ => return Err(self.error(&field, number_then(draw, " is not a finite number"))),
+            }
+        }
+        Ok(draws)
     }
 
     fn wall_clock<N: Node>(&self, value: &N) -> Result<UtcTime, ScenarioError> {
@@ -658,6 +735,9 @@ impl Reader<'_> {
                     .map_err(|e| self.error(&field, e.message()))?;
             }
             policy.retry_statuses = set;
+        }
+        if let Some(v) = value.member("jitter_s") {
+            policy.jitter = self.seconds("policy.jitter_s", &v)?;
         }
         if let Some(v) = value.member("trust_local_clock") {
             policy.trust_local_clock = v.boolean().ok_or_else(|| {

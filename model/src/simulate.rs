@@ -1,12 +1,17 @@
 //! Runs a scenario through the model, exactly as a driver would: the same [`Action`] calls, fed
 //! with the scenario's scripted times instead of a clock.
+//!
+//! Origin blocks are delivered at their `at_s`, in time order (the file's order among equal
+//! times), with the ties of `scenario-format.md` section 4: the blocks at 0 are known at the
+//! start; a block at a receipt arrives before the response; a block at the same instant as a
+//! timer is taken first; and leaving at the same instant as a block wins.
 
 use core::time::Duration;
 
 use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};
 use crate::json::push_u64;
 use crate::report::Report;
-use crate::scenario::{Reply, Scenario, ScenarioError, ScriptedResponse};
+use crate::scenario::{OriginBlock, Reply, Scenario, ScenarioError, ScriptedResponse};
 
 /// Replays `scenario` and checks its `expect` figures. Fails only when the run needs more
 /// responses than the scenario lists.
@@ -20,15 +25,30 @@ pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
 
 /// Replays `scenario` to its end and returns the stopped action.
 pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
-    let (action, mut decision) = Action::start(scenario.policy).map_err(|e| ScenarioError {
-        scenario: scenario.name.clone(),
-        field: ["policy.", e.field()].concat(),
-        message: e.message().into(),
-    })?;
+    let mut blocks = scenario.origin_blocks.clone();
+    // Stable: blocks at the same instant arrive in the file's order.
+    blocks.sort_by_key(|b| b.at);
+    // The blocks at 0 are known at the press, unless the user leaves then too (leaving wins).
+    let leaves_at_start = scenario.user_leaves_at == Some(Duration::ZERO);
+    let known_at_start: Vec<Duration> = blocks
+        .iter()
+        .take_while(|b| b.at.is_zero() && !leaves_at_start)
+        .map(|b| b.until)
+        .collect();
+    let (action, mut decision) =
+        Action::start_on_origin(scenario.policy, &known_at_start, draw(scenario, 0)).map_err(
+            |e| ScenarioError {
+                scenario: scenario.name.clone(),
+                field: ["policy.", e.field()].concat(),
+                message: e.message().into(),
+            },
+        )?;
     let mut script = Script {
         scenario,
         action,
         waits: 0,
+        next_block: known_at_start.len(),
+        blocks,
     };
     loop {
         decision = match decision {
@@ -41,14 +61,35 @@ pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
     }
 }
 
-/// A scenario being played: the action, and how many waits it has begun.
+/// The jitter draw for wait `k`: missing entries are 0.
+fn draw(scenario: &Scenario, k: usize) -> f64 {
+    scenario.jitter_draws.get(k).copied().unwrap_or(0.0)
+}
+
+/// A scenario being played: the action, how many waits it has begun, and the origin blocks in
+/// time order with the next one still to arrive.
 struct Script<'a> {
     scenario: &'a Scenario,
     action: Action,
     waits: usize,
+    blocks: Vec<OriginBlock>,
+    next_block: usize,
 }
 
 impl Script<'_> {
+    /// The next block to arrive, if it arrives by `t` and before the user leaves (leaving at
+    /// the same instant as a block wins).
+    fn block_by(&self, t: Duration) -> Option<OriginBlock> {
+        let block = *self.blocks.get(self.next_block)?;
+        (block.at <= t && self.left_by(block.at).is_none()).then_some(block)
+    }
+
+    /// Hands the action the next block: it has arrived.
+    fn deliver(&mut self, block: OriginBlock) -> Decision {
+        self.next_block = self.next_block.saturating_add(1);
+        self.action.on_block(block.at, block.until)
+    }
+
     /// The user's departure, if it comes by elapsed `t`. Leaving at the same instant as a
     /// receipt or a timer wins (rule 12).
     fn left_by(&self, t: Duration) -> Option<Duration> {
@@ -65,6 +106,10 @@ impl Script<'_> {
             return Err(self.out_of_responses(attempt));
         };
         let receipt = self.action.elapsed().saturating_add(scripted.duration);
+        // Blocks that arrive during the request, or at its receipt, count at the receipt.
+        while let Some(block) = self.block_by(receipt.min(abort_at)) {
+            self.deliver(block);
+        }
         Ok(if let Some(at) = self.left_by(receipt.min(abort_at)) {
             self.action.on_leave(at)
         } else if receipt > abort_at {
@@ -94,14 +139,18 @@ impl Script<'_> {
                     retry_after: retry_after.as_deref(),
                     clock,
                 };
-                self.action.on_response(receipt, response)
+                // Should a wait begin here, it is the next one: its draw.
+                let draw = draw(self.scenario, self.waits);
+                self.action.on_response_drawn(receipt, response, draw)
             }
         }
     }
 
     /// Waits until `until`, made late by the scenario's `timer_late_by_s`, unless the user
-    /// leaves first.
-    fn wait(&mut self, until: Duration) -> Decision {
+    /// leaves first. Blocks that arrive by the time the timer fires are taken first; one that
+    /// moves the start moves the timer with it (`w = planned + late`), one that cannot fit
+    /// stops the action.
+    fn wait(&mut self, mut until: Duration) -> Decision {
         let late = self
             .scenario
             .timer_late_by
@@ -109,10 +158,19 @@ impl Script<'_> {
             .copied()
             .unwrap_or_default();
         self.waits = self.waits.saturating_add(1);
-        let fires = until.saturating_add(late);
-        match self.left_by(fires) {
-            Some(at) => self.action.on_leave(at),
-            None => self.action.on_timer(fires),
+        loop {
+            let fires = until.saturating_add(late);
+            if let Some(block) = self.block_by(fires) {
+                match self.deliver(block) {
+                    Decision::Wait { until: planned } => until = planned,
+                    other => return other,
+                }
+                continue;
+            }
+            return match self.left_by(fires) {
+                Some(at) => self.action.on_leave(at),
+                None => self.action.on_timer(fires),
+            };
         }
     }
 

@@ -24,16 +24,22 @@ impl Action {
             lines.push(line);
         } else if let Some(plan) = self.pending_wait() {
             let mut line = String::from("Waiting ");
-            push_secs(&mut line, plan.wait);
+            push_secs(&mut line, plan.until.saturating_sub(plan.from));
             line.push_str(" s before attempt ");
             push_of(&mut line, plan.after_attempt.saturating_add(1), max);
+            if plan.source == WaitSource::OriginBlock {
+                line.push_str(": the service asked every request to this site to wait");
+            }
             line.push_str(". ");
             push_secs(&mut line, self.remaining(plan.until));
             line.push_str(" s of the budget left.");
             lines.push(line);
             let mut why = String::new();
             self.push_asked(&mut why, plan);
-            lines.push(why);
+            push_jitter(&mut why, plan.jitter);
+            if !why.is_empty() {
+                lines.push(why);
+            }
         } else if let Some((_, cause)) = self.stopped() {
             lines.push(self.headline(cause));
             lines.push(self.figures());
@@ -52,6 +58,16 @@ impl Action {
             StopCause::Success => line.push_str("Loaded: the list is ready."),
             StopCause::NoRoom(_) | StopCause::LateWake { .. } => {
                 line.push_str("Stopped: retry budget cannot fit another request.");
+            }
+            StopCause::OriginBlocked { at, until } => {
+                line.push_str("Stopped: the service asked every request to this site to wait ");
+                let wait = until.saturating_sub(*at);
+                if wait.as_secs() == u64::MAX {
+                    line.push_str("longer than any budget.");
+                } else {
+                    push_secs(&mut line, wait);
+                    line.push_str(" s, and this action's budget cannot fit that.");
+                }
             }
             StopCause::AttemptsExhausted => {
                 line.push_str("Stopped: all ");
@@ -99,12 +115,30 @@ impl Action {
     }
 
     fn push_explanation(&self, out: &mut String, cause: &StopCause) {
-        let no_retry = if self.attempts() > 1 {
-            " No further retry was sent."
-        } else {
-            " No retry was sent."
+        let no_retry = match self.attempts() {
+            0 => " No request was sent.",
+            1 => " No retry was sent.",
+            _ => " No further retry was sent.",
         };
         match cause {
+            StopCause::OriginBlocked { until, .. } => {
+                let policy = self.policy();
+                if *until <= policy.budget {
+                    // The block ends inside the budget; the reserved cap does not fit after it.
+                    out.push_str("Attempt ");
+                    push_u64(out, u64::from(self.attempts().saturating_add(1)));
+                    out.push_str(" could start at ");
+                    push_secs(out, *until);
+                    out.push_str(" s but might run until ");
+                    push_secs(out, until.saturating_add(policy.attempt_cap));
+                    out.push_str(" s, past the ");
+                    push_secs(out, policy.budget);
+                    out.push_str("-second budget.");
+                    out.push_str(no_retry);
+                } else {
+                    out.push_str(no_retry.trim_start());
+                }
+            }
             StopCause::NoRoom(plan) => {
                 self.push_asked(out, plan);
                 let policy = self.policy();
@@ -152,9 +186,11 @@ impl Action {
         }
     }
 
-    /// What the service asked for, or why the local fallback applies.
+    /// What the service asked for, or why the local fallback applies. Nothing for an origin
+    /// block: the line before already says the site is blocked.
     fn push_asked(&self, out: &mut String, plan: &PlannedWait) {
         match plan.source {
+            WaitSource::OriginBlock => return,
             // Delay-seconds and dates both saturate here: a figure would only be an artefact.
             WaitSource::ServerSeconds | WaitSource::ServerDate
                 if plan.delay.as_secs() == u64::MAX =>
@@ -184,6 +220,19 @@ impl Action {
             out.push('.');
         }
     }
+}
+
+/// " The start is spread 2 seconds later, ...": what jitter added, when it added anything.
+fn push_jitter(out: &mut String, jitter: Duration) {
+    if jitter.is_zero() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str("The start is spread ");
+    push_seconds(out, jitter);
+    out.push_str(" later, so that clients told the same time do not all retry at once.");
 }
 
 /// "2 of 3"

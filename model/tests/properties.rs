@@ -403,6 +403,8 @@ fn arb_case_with(full: bool) -> BoxedStrategy<Case> {
                     responses,
                     user_leaves_at: leaves,
                     timer_late_by: late,
+                    origin_blocks: Vec::new(),
+                    jitter_draws: Vec::new(),
                     expect: None,
                 },
                 oracle,
@@ -565,6 +567,7 @@ fn event_at(event: &Event) -> Duration {
         | Event::Failure { at, .. }
         | Event::Wait { at, .. }
         | Event::Timer { at, .. }
+        | Event::Blocked { at, .. }
         | Event::Left { at }
         | Event::Stop { at, .. } => *at,
     }
@@ -726,7 +729,7 @@ proptest! {
                         wait += *at - from;
                     }
                 }
-                Event::Stop { .. } => {}
+                Event::Stop { .. } | Event::Blocked { .. } => {}
             }
         }
         prop_assert_eq!(action.request_time(), request);
@@ -1374,6 +1377,8 @@ proptest! {
             responses,
             user_leaves_at: leaves,
             timer_late_by: late,
+                    origin_blocks: Vec::new(),
+                    jitter_draws: Vec::new(),
             expect: None,
         };
         match simulate(&scenario) {
@@ -1422,6 +1427,8 @@ fn late_timer_scenario(late: Duration) -> Scenario {
         ],
         user_leaves_at: None,
         timer_late_by: vec![late],
+        origin_blocks: Vec::new(),
+        jitter_draws: Vec::new(),
         expect: None,
     }
 }

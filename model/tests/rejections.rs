@@ -1257,3 +1257,168 @@ fn no_damage_to_the_text_panics() {
         failures.first()
     );
 }
+
+// ---- section 4: origin blocks, jitter draws and policy.jitter_s ----
+
+/// Every rejection section 4 lists, one case each: a block that is not an object, lacks
+/// `at_s` or `until_s`, has another key, or holds a negative or non-finite number; a draw
+/// outside [0, 1); `jitter_s` negative or not finite. Each names the scenario and the field.
+#[test]
+fn shared_limit_fields_are_checked_and_named() {
+    assert_cases(&[
+        load(
+            "origin_blocks as an object",
+            r#"{"name": "s", "origin_blocks": {"at_s": 0, "until_s": 4}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks",
+            "expected an array",
+        ),
+        load(
+            "a block as a number",
+            r#"{"name": "s", "origin_blocks": [4], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0]",
+            "expected an object",
+        ),
+        load(
+            "a block as a pair",
+            r#"{"name": "s", "origin_blocks": [{"at_s": 0, "until_s": 4}, [1, 5]], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[1]",
+            "expected an object",
+        ),
+        load(
+            "a block without at_s",
+            r#"{"name": "s", "origin_blocks": [{"until_s": 4}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].at_s",
+            "missing",
+        ),
+        load(
+            "a block without until_s",
+            r#"{"name": "s", "origin_blocks": [{"at_s": 1}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].until_s",
+            "missing",
+        ),
+        load(
+            "a block with another key (`until` without `_s`)",
+            r#"{"name": "s", "origin_blocks": [{"at_s": 1, "until_s": 4, "until": 4}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].until",
+            "unknown field",
+        ),
+        load(
+            "a block with a negative at_s",
+            r#"{"name": "s", "origin_blocks": [{"at_s": -1, "until_s": 4}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].at_s",
+            "negative",
+        ),
+        load(
+            "a block with a negative until_s",
+            r#"{"name": "s", "origin_blocks": [{"at_s": 1, "until_s": -4}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].until_s",
+            "negative",
+        ),
+        load(
+            "a block with an infinite until_s",
+            r#"{"name": "s", "origin_blocks": [{"at_s": 1, "until_s": 1e999}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].until_s",
+            "finite",
+        ),
+        load(
+            "a block with an infinite at_s",
+            r#"{"name": "s", "origin_blocks": [{"at_s": -1e999, "until_s": 4}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].at_s",
+            "finite",
+        ),
+        load(
+            "a block with until_s as a string",
+            r#"{"name": "s", "origin_blocks": [{"at_s": 1, "until_s": "4"}], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "origin_blocks[0].until_s",
+            "expected a number",
+        ),
+        load(
+            "jitter_draws as a number",
+            r#"{"name": "s", "jitter_draws": 0.5, "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "jitter_draws",
+            "expected an array",
+        ),
+        load(
+            "a draw of 1",
+            r#"{"name": "s", "jitter_draws": [0.5, 1], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "jitter_draws[1]",
+            "outside [0, 1)",
+        ),
+        load(
+            "a negative draw",
+            r#"{"name": "s", "jitter_draws": [-0.1], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "jitter_draws[0]",
+            "outside [0, 1)",
+        ),
+        load(
+            "an infinite draw",
+            r#"{"name": "s", "jitter_draws": [1e999], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "jitter_draws[0]",
+            "finite",
+        ),
+        load(
+            "a draw as a string",
+            r#"{"name": "s", "jitter_draws": ["0.5"], "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "jitter_draws[0]",
+            "expected a number",
+        ),
+        load(
+            "a negative jitter_s",
+            r#"{"name": "s", "policy": {"jitter_s": -1}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "policy.jitter_s",
+            "negative",
+        ),
+        load(
+            "an infinite jitter_s",
+            r#"{"name": "s", "policy": {"jitter_s": 1e999}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "policy.jitter_s",
+            "finite",
+        ),
+        load(
+            "jitter_s as a string",
+            r#"{"name": "s", "policy": {"jitter_s": "2"}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "s",
+            "policy.jitter_s",
+            "expected a number",
+        ),
+    ]);
+}
+
+/// The edges of the new fields that must load: a draw of 0 and just under 1, an empty list,
+/// `null` for absent, a block that ends before it arrives, and blocks out of time order.
+#[test]
+fn shared_limit_boundaries_that_must_load() {
+    let text = sandwich(
+        r#"{"name": "s", "policy": {"jitter_s": 0.5},
+            "origin_blocks": [{"at_s": 3, "until_s": 1}, {"at_s": 1, "until_s": 4.5}],
+            "jitter_draws": [0, 0.999999], "responses": [{"duration_s": 1, "status": 200}]}"#,
+    );
+    let list = parse_file(SOURCE, &text).expect("a scenario file");
+    let scenario = list[1].as_ref().expect("loads");
+    assert_eq!(scenario.jitter_draws, [0.0, 0.999_999]);
+    assert_eq!(scenario.origin_blocks.len(), 2);
+    assert_eq!(scenario.policy.jitter.as_millis(), 500);
+    let text = sandwich(
+        r#"{"name": "s", "origin_blocks": null, "jitter_draws": [], "responses": [{"duration_s": 1, "status": 200}]}"#,
+    );
+    let list = parse_file(SOURCE, &text).expect("a scenario file");
+    assert!(list[1].as_ref().is_ok_and(|s| s.origin_blocks.is_empty()));
+}

@@ -396,3 +396,56 @@ fn a_closed_stdout_does_not_panic() {
     assert!(!err.contains("panicked"), "{err}");
     assert_ne!(out.status.code(), Some(101), "{err}");
 }
+
+/// Section 4's output additions: every scenario of `fixtures/shared-limits.json` replays and
+/// meets its expectation; each block that arrives prints a `blocked` event with `at_s` and
+/// `until_s`; every wait event carries `jitter_s`; origin waits say `origin_block`; and a start
+/// may come later than 0.
+#[test]
+fn shared_limits_replay_with_blocked_events_and_jitter() {
+    const SHARED: &str = "fixtures/shared-limits.json";
+    let out = replay(&[SHARED]);
+    assert_eq!(out.status.code(), Some(0), "stderr:\n{}", stderr(&out));
+    let list = entries(&out);
+    assert_eq!(names(&list), scenario_names(SHARED), "file order");
+    let (mut blocked, mut origin_waits, mut jittered) = (0, 0, 0);
+    for entry in &list {
+        assert_full_report(entry);
+        for event in entry["events"].as_array().expect("events") {
+            match event["event"].as_str() {
+                Some("blocked") => {
+                    let keys: Vec<&str> = event
+                        .as_object()
+                        .expect("an object")
+                        .keys()
+                        .map(String::as_str)
+                        .collect();
+                    assert_eq!(keys, ["at_s", "event", "until_s"], "{event}");
+                    blocked += 1;
+                }
+                Some("wait") => {
+                    let jitter = as_f64(&event["jitter_s"]);
+                    assert!(jitter >= 0.0, "{event}");
+                    jittered += usize::from(jitter > 0.0);
+                    origin_waits += usize::from(event["source"] == "origin_block");
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(
+        blocked >= 15 && origin_waits >= 8 && jittered >= 5,
+        "{blocked} {origin_waits} {jittered}"
+    );
+    let late_first = list
+        .iter()
+        .find(|e| e["name"] == "origin-block-at-start-fits")
+        .expect("scenario");
+    assert_eq!(late_first["attempt_starts_s"], serde_json::json!([4]));
+    let nothing_sent = list
+        .iter()
+        .find(|e| e["name"] == "origin-block-at-start-cannot-fit")
+        .expect("scenario");
+    assert_eq!(nothing_sent["last_response"], Value::Null);
+    assert_eq!(nothing_sent["attempts"], 0);
+}

@@ -25,7 +25,7 @@ use core::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use retry_budget_model::policy::{Policy, StatusSet};
 use retry_budget_model::report::{EventReport, Report};
-use retry_budget_model::scenario::{parse_file, Reply, Scenario, ScriptedResponse};
+use retry_budget_model::scenario::{parse_file, OriginBlock, Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::simulate;
 use retry_budget_model::utc::UtcTime;
 
@@ -254,6 +254,7 @@ fn built(r: &mut Recipe<'_>) -> Scenario {
         fallback_base: r.duration(),
         retry_statuses: statuses,
         trust_local_clock: r.byte() % 2 == 1,
+        jitter: r.duration(),
     };
     let wall_clock_at_start = match r.byte() % 4 {
         0 => None,
@@ -269,6 +270,16 @@ fn built(r: &mut Recipe<'_>) -> Scenario {
     let responses = (0..r.byte() % 9).map(|_| r.response()).collect();
     let user_leaves_at = (r.byte() % 3 == 0).then(|| r.duration());
     let timer_late_by = (0..r.byte() % 4).map(|_| r.duration()).collect();
+    let origin_blocks = (0..r.byte() % 4)
+        .map(|_| OriginBlock {
+            at: r.duration(),
+            until: r.duration(),
+        })
+        .collect();
+    // Draws outside [0, 1) too: the loader refuses them, the model must still not panic.
+    let jitter_draws = (0..r.byte() % 4)
+        .map(|_| f64::from(r.byte()) / 200.0)
+        .collect();
     Scenario {
         name: "built".into(),
         about: None,
@@ -277,6 +288,8 @@ fn built(r: &mut Recipe<'_>) -> Scenario {
         responses,
         user_leaves_at,
         timer_late_by,
+        origin_blocks,
+        jitter_draws,
         expect: None,
     }
 }

@@ -46,6 +46,8 @@ struct Rows {
     rows: Vec<[String; 4]>,
     /// The attempt in flight and when it started.
     open: Option<(u32, String)>,
+    /// The row of the wait in progress: a late timer, a departure or a stop ends it.
+    wait_row: Option<usize>,
     cap: Duration,
 }
 
@@ -54,6 +56,7 @@ impl Rows {
         let mut rows = Rows {
             rows: Vec::new(),
             open: None,
+            wait_row: None,
             cap: report.policy.attempt_cap,
         };
         for event in &report.events {
@@ -64,7 +67,10 @@ impl Rows {
 
     fn add(&mut self, event: &Event) {
         match event {
-            Event::Start { at, attempt, .. } => self.open = Some((*attempt, secs(*at))),
+            Event::Start { at, attempt, .. } => {
+                self.wait_row = None;
+                self.open = Some((*attempt, secs(*at)));
+            }
             Event::Receipt {
                 at,
                 attempt,
@@ -94,31 +100,49 @@ impl Rows {
                 remaining,
             } => {
                 let source = plan.source.as_str().replace('_', " ");
+                let jitter = if plan.jitter.is_zero() {
+                    String::new()
+                } else {
+                    format!(" + jitter {}", secs(plan.jitter))
+                };
+                let (step, wait) = if self.wait_row.is_some() {
+                    // A block moved the start: the wait so far ends here, a longer one follows.
+                    self.stretch_wait(*at, "then a block moved the start".into());
+                    ("Wait (moved)", plan.until.saturating_sub(*at))
+                } else {
+                    ("Wait", plan.until.saturating_sub(plan.from))
+                };
                 self.decide(format!(
-                    "wait {} s ({source}); next start {}; cap fits by {}; {} s left",
+                    "wait {} s ({source}){jitter}; next start {}; cap fits by {}; {} s left",
                     secs(plan.wait),
                     secs(plan.until),
                     trim(plan.until.as_secs_f64() + self.cap.as_secs_f64()),
                     secs(*remaining),
                 ));
                 self.push(
-                    "Wait".into(),
+                    step.into(),
                     format!("{}-{}", secs(*at), secs(plan.until)),
-                    format!("{} s, no request in flight", secs(plan.wait)),
+                    format!("{} s, no request in flight", secs(wait)),
                 );
+                self.wait_row = Some(self.rows.len() - 1);
             }
             Event::Timer { at, due } if due != at => {
                 let fired = format!("timer due at {} fired at {}", secs(*due), secs(*at));
-                self.stretch_last(*at, fired);
+                self.stretch_wait(*at, fired);
             }
             Event::Timer { .. } => {}
+            Event::Blocked { at, until } => self.push(
+                "Blocked".into(),
+                secs(*at),
+                format!("origin blocked until {}", secs(*until)),
+            ),
             Event::Left { at } => match self.open.take() {
                 Some((attempt, from)) => self.push(
                     format!("Attempt {attempt}"),
                     format!("{from}-{}", secs(*at)),
                     "user left; response discarded".into(),
                 ),
-                None => self.stretch_last(*at, "user left during the wait".into()),
+                None => self.stretch_wait(*at, "user left during the wait".into()),
             },
             Event::Stop {
                 at,
@@ -131,6 +155,15 @@ impl Rows {
                     outcome.as_str(),
                     secs(*remaining)
                 );
+                // A wait still open ends at the stop: a late timer or a departure already moved
+                // its end there; a block that cannot fit stops it early.
+                if let Some(row) = self.wait_row.take().and_then(|i| self.rows.get_mut(i)) {
+                    let ended = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(*at));
+                    if row[1] != ended {
+                        row[1] = ended;
+                        row[2] = "stopped by a block on the origin".into();
+                    }
+                }
                 match self.rows.last_mut() {
                     Some(row) if row[3].is_empty() => row[3] = decision,
                     _ => self
@@ -162,9 +195,14 @@ impl Rows {
         }
     }
 
-    /// Moves the last row's end to `at`, with what was observed instead.
-    fn stretch_last(&mut self, at: Duration, observed: String) {
-        if let Some(row) = self.rows.last_mut() {
+    /// Moves the end of the wait in progress (or else the last row) to `at`, with what was
+    /// observed instead.
+    fn stretch_wait(&mut self, at: Duration, observed: String) {
+        let row = match self.wait_row {
+            Some(i) => self.rows.get_mut(i),
+            None => self.rows.last_mut(),
+        };
+        if let Some(row) = row {
             row[1] = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(at));
             row[2] = observed;
         }
