@@ -154,6 +154,9 @@ function describe(scenario) {
   if (scenario?.user_leaves_at_s != null) notes.push(`This scenario leaves the screen (a route change) ${scenario.user_leaves_at_s} s after Load.`);
   if (scenario?.timer_late_by_s?.some((s) => s > 0)) notes.push(`Its wait timers are made late by ${scenario.timer_late_by_s.join(", ")} s, as in a throttled background tab.`);
   if (scenario && !scenario.wall_clock_at_start) notes.push("The server sends no usable clock mapping for its date, so the page has no trusted clock to read it.");
+  if (scenario?.origin_blocks?.length || scenario?.jitter_draws?.length || scenario?.policy?.jitter_s) {
+    notes.push("Its origin blocks and jitter draws are played by the model row only: the live run does not share blocks between actions yet.");
+  }
   $("scenario-note").textContent = notes.join(" ");
   $("scenario-note").hidden = notes.length === 0;
 }

@@ -35,6 +35,9 @@ export interface Policy {
   retry_statuses?: number[];
   /** Let the local clock interpret an HTTP-date when the response has no readable Date header. Default false. */
   trust_local_clock?: boolean;
+  /** The most, in seconds, that a start may be spread after the earliest time the rules allow;
+   *  never earlier, and never the cause of a stop. Default 0. Reports carry it only when set. */
+  jitter_s?: number;
 }
 
 export interface FetchWithBudgetOptions {
@@ -63,21 +66,23 @@ export interface RetryAfterReport {
   delay_s: number | null;
 }
 
-export type WaitSource = "server_seconds" | "server_date" | "fallback_missing" | "fallback_invalid";
+export type WaitSource = "server_seconds" | "server_date" | "fallback_missing" | "fallback_invalid"
+  | "origin_block";
 
 export type BudgetEvent =
   | { event: "start"; at_s: number; attempt: number; remaining_s: number }
   | { event: "receipt"; at_s: number; attempt: number; status: number; retry_after: RetryAfterReport }
   | { event: "failure"; at_s: number; attempt: number; error: string }
   | { event: "wait"; at_s: number; after_attempt: number; source: WaitSource; delay_s: number;
-      wait_s: number; until_s: number; remaining_s: number }
+      wait_s: number; until_s: number; jitter_s: number; remaining_s: number }
+  | { event: "blocked"; at_s: number; until_s: number }
   | { event: "timer"; at_s: number; due_s: number }
   | { event: "left"; at_s: number }
   | { event: "stop"; at_s: number; outcome: Outcome; remaining_s: number };
 
 export interface BudgetReport {
   name: string;
-  policy: Required<Omit<Policy, "trust_local_clock">>;
+  policy: Required<Omit<Policy, "trust_local_clock" | "jitter_s">> & { jitter_s?: number };
   outcome: Outcome | null;
   elapsed_s: number;
   attempts: number;

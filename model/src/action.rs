@@ -242,6 +242,22 @@ pub enum Event {
     },
 }
 
+impl Event {
+    /// When it happened, in elapsed time.
+    pub fn at(&self) -> Duration {
+        match self {
+            Event::Start { at, .. }
+            | Event::Receipt { at, .. }
+            | Event::Failure { at, .. }
+            | Event::Wait { at, .. }
+            | Event::Timer { at, .. }
+            | Event::Blocked { at, .. }
+            | Event::Left { at }
+            | Event::Stop { at, .. } => *at,
+        }
+    }
+}
+
 /// Why the action stopped, with what the visible text needs to explain it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StopCause {

@@ -760,21 +760,7 @@ impl Reader<'_> {
         policy: &Policy,
     ) -> Result<ScriptedResponse, ScenarioError> {
         self.object(field, value, RESPONSE_FIELDS)?;
-        let duration_field = join(field, "duration_s");
-        let duration = match value.member("duration_s") {
-            None => return Err(self.error(&duration_field, "required field is missing")),
-            Some(v) => self.seconds(&duration_field, &v)?,
-        };
-        if duration > policy.attempt_cap {
-            let mut message = String::new();
-            push_exact_secs(&mut message, duration);
-            message.push_str(" s exceeds attempt_cap_s (");
-            push_exact_secs(&mut message, policy.attempt_cap);
-            message.push_str(
-                " s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed",
-            );
-            return Err(self.error(&duration_field, message));
-        }
+        let duration = self.duration(&join(field, "duration_s"), value, policy)?;
         let reply = match (value.member("status"), value.member("transport_error")) {
             (Some(_), Some(_)) => {
                 return Err(self.error(field, "has both `status` and `transport_error`; give one"));
@@ -785,63 +771,93 @@ impl Reader<'_> {
                     "required field is missing (or give `transport_error`)",
                 ));
             }
-            (None, Some(word)) => {
-                if let Some(key) = ["headers", "body"]
-                    .into_iter()
-                    .find(|k| value.member(k).is_some())
-                {
-                    return Err(self.error(
-                        &join(field, key),
-                        "only an HTTP response (`status`) can have this",
-                    ));
-                }
-                match word.string() {
-                    Some(w) if !w.is_empty() => Reply::TransportError(w),
-                    _ => {
-                        return Err(self.error(
-                            &join(field, "transport_error"),
-                            found(
-                                "expected a non-empty word such as \"network\", found ",
-                                &word,
-                            ),
-                        ))
-                    }
-                }
-            }
-            (Some(status), None) => {
-                let status = self.status(&join(field, "status"), &status)?;
-                let headers = match present(value.member("headers")) {
+            (None, Some(word)) => self.transport_error(field, value, &word)?,
+            (Some(status), None) => Reply::Http {
+                status: self.status(&join(field, "status"), &status)?,
+                headers: match present(value.member("headers")) {
                     None => Vec::new(),
-                    Some(h) => {
-                        let hfield = join(field, "headers");
-                        if h.kind() != Kind::Object {
-                            return Err(
-                                self.error(&hfield, found("expected an object, found ", &h))
-                            );
-                        }
-                        let names = h.keys();
-                        let mut headers = Vec::with_capacity(names.len());
-                        for name in names {
-                            let text = h.member(&name).and_then(|v| v.string());
-                            let Some(text) = text else {
-                                let kind = h.member(&name).map_or(Kind::Null, |v| v.kind());
-                                let mut message = String::from("expected a string, found ");
-                                message.push_str(kind.name());
-                                return Err(self.error(&join(&hfield, &name), message));
-                            };
-                            headers.push((name, text));
-                        }
-                        headers
-                    }
-                };
-                Reply::Http {
-                    status,
-                    headers,
-                    body: value.member("body").map(|b| b.to_json()),
-                }
-            }
+                    Some(h) => self.headers(&join(field, "headers"), &h)?,
+                },
+                body: value.member("body").map(|b| b.to_json()),
+            },
         };
         Ok(ScriptedResponse { duration, reply })
+    }
+
+    /// A response's `duration_s`: required, and within the per-attempt cap.
+    fn duration<N: Node>(
+        &self,
+        field: &str,
+        value: &N,
+        policy: &Policy,
+    ) -> Result<Duration, ScenarioError> {
+        let duration = match value.member("duration_s") {
+            None => return Err(self.error(field, "required field is missing")),
+            Some(v) => self.seconds(field, &v)?,
+        };
+        if duration > policy.attempt_cap {
+            let mut message = String::new();
+            push_exact_secs(&mut message, duration);
+            message.push_str(" s exceeds attempt_cap_s (");
+            push_exact_secs(&mut message, policy.attempt_cap);
+            message.push_str(
+                " s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed",
+            );
+            return Err(self.error(field, message));
+        }
+        Ok(duration)
+    }
+
+    /// A failure below HTTP: a non-empty word, and no `headers` or `body`.
+    fn transport_error<N: Node>(
+        &self,
+        field: &str,
+        value: &N,
+        word: &N,
+    ) -> Result<Reply, ScenarioError> {
+        if let Some(key) = ["headers", "body"]
+            .into_iter()
+            .find(|k| value.member(k).is_some())
+        {
+            return Err(self.error(
+                &join(field, key),
+                "only an HTTP response (`status`) can have this",
+            ));
+        }
+        match word.string() {
+            Some(w) if !w.is_empty() => Ok(Reply::TransportError(w)),
+            _ => Err(self.error(
+                &join(field, "transport_error"),
+                found(
+                    "expected a non-empty word such as \"network\", found ",
+                    word,
+                ),
+            )),
+        }
+    }
+
+    /// A response's `headers`: an object of strings, names as written.
+    fn headers<N: Node>(
+        &self,
+        field: &str,
+        value: &N,
+    ) -> Result<Vec<(String, String)>, ScenarioError> {
+        if value.kind() != Kind::Object {
+            return Err(self.error(field, found("expected an object, found ", value)));
+        }
+        let names = value.keys();
+        let mut headers = Vec::with_capacity(names.len());
+        for name in names {
+            let text = value.member(&name).and_then(|v| v.string());
+            let Some(text) = text else {
+                let kind = value.member(&name).map_or(Kind::Null, |v| v.kind());
+                let mut message = String::from("expected a string, found ");
+                message.push_str(kind.name());
+                return Err(self.error(&join(field, &name), message));
+            };
+            headers.push((name, text));
+        }
+        Ok(headers)
     }
 
     /// A non-negative, finite number of seconds.

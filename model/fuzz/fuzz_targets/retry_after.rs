@@ -18,7 +18,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use retry_budget_model::http_date::{DateForm, HttpDate};
-use retry_budget_model::retry_after::{RetryAfter, RetryAfterKind};
+use retry_budget_model::retry_after::RetryAfter;
 use retry_budget_model::utc::UtcTime;
 
 const NANOS_PER_SEC: i64 = 1_000_000_000;
@@ -51,7 +51,7 @@ fn check(text: &str, seed: u64) {
     );
     assert_ne!(
         parsed.kind(),
-        RetryAfterKind::Missing,
+        "missing",
         "a present header is never missing"
     );
 

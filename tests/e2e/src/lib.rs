@@ -10,7 +10,9 @@ use fantoccini::{Client, Locator};
 use harness::{Measure, ServerOptions};
 use serde_json::{json, Value};
 
-pub use harness::{fixture, fixture_files, fixture_scenarios, live_form, root, Browser, Session};
+pub use harness::{
+    fixture, fixture_files, fixture_scenarios, live_form, plays_live, root, Browser, Session,
+};
 
 /// Defines a suite's two tests, `$chromium` and `$firefox`, each running `$run` (an
 /// `async fn(Browser)`) for its browser on a multi-threaded runtime of two workers.

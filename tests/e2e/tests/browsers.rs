@@ -23,8 +23,8 @@ use retry_budget_model::scenario::Scenario;
 use retry_budget_model::simulate::simulate;
 
 use e2e::{
-    arrivals, click, fixture_scenarios, js, live_form, open_page, run_log, screenshot, session,
-    start_action, start_server, wait_until, Browser,
+    arrivals, click, fixture_scenarios, js, live_form, open_page, plays_live, run_log, screenshot,
+    session, start_action, start_server, wait_until, Browser,
 };
 
 /// How much later than the model an attempt may reach the server.
@@ -37,6 +37,7 @@ const SESSIONS: usize = 3;
 fn scenarios() -> Vec<(Scenario, Report)> {
     fixture_scenarios()
         .into_iter()
+        .filter(plays_live)
         .map(|s| {
             let model = simulate(&live_form(&s)).expect("the model runs it");
             (s, model)

@@ -14,5 +14,5 @@ mod server;
 pub use browser::{capabilities, start_driver, Browser, Measure, Session};
 pub use http::get_json;
 pub use process::{free_port, wait_for_port, Process};
-pub use scenarios::{fixture, fixture_files, fixture_scenarios, live_form, root};
+pub use scenarios::{fixture, fixture_files, fixture_scenarios, live_form, plays_live, root};
 pub use server::{start_server, Server, ServerOptions};

@@ -3,8 +3,9 @@
 
 use core::time::Duration;
 
+use retry_budget_model::action::PlannedWait;
 use retry_budget_model::report::Report;
-use retry_budget_model::Event;
+use retry_budget_model::{Event, RetryAfter};
 
 /// One scenario's schedule, or the line saying why it was rejected.
 pub fn render_entry(entry: &Result<Report, (String, String)>) -> String {
@@ -78,17 +79,7 @@ impl Rows {
                 retry_after,
                 delay,
             } => {
-                let observed = match (retry_after.raw(), (200..300).contains(status)) {
-                    (_, true) => format!("{status}"),
-                    (Some(raw), false) => {
-                        let delay = delay.map_or(String::new(), |d| format!(", delay {}", secs(d)));
-                        format!(
-                            "{status}; Retry-After \"{raw}\" ({}{delay})",
-                            retry_after.kind()
-                        )
-                    }
-                    (None, false) => format!("{status}; no Retry-After"),
-                };
+                let observed = observed(*status, retry_after, *delay);
                 self.close_attempt(*attempt, *at, observed);
             }
             Event::Failure { at, attempt, error } => {
@@ -98,34 +89,7 @@ impl Rows {
                 at,
                 plan,
                 remaining,
-            } => {
-                let source = plan.source.as_str().replace('_', " ");
-                let jitter = if plan.jitter.is_zero() {
-                    String::new()
-                } else {
-                    format!(" + jitter {}", secs(plan.jitter))
-                };
-                let (step, wait) = if self.wait_row.is_some() {
-                    // A block moved the start: the wait so far ends here, a longer one follows.
-                    self.stretch_wait(*at, "then a block moved the start".into());
-                    ("Wait (moved)", plan.until.saturating_sub(*at))
-                } else {
-                    ("Wait", plan.until.saturating_sub(plan.from))
-                };
-                self.decide(format!(
-                    "wait {} s ({source}){jitter}; next start {}; cap fits by {}; {} s left",
-                    secs(plan.wait),
-                    secs(plan.until),
-                    trim(plan.until.as_secs_f64() + self.cap.as_secs_f64()),
-                    secs(*remaining),
-                ));
-                self.push(
-                    step.into(),
-                    format!("{}-{}", secs(*at), secs(plan.until)),
-                    format!("{} s, no request in flight", secs(wait)),
-                );
-                self.wait_row = Some(self.rows.len() - 1);
-            }
+            } => self.wait(*at, plan, *remaining),
             Event::Timer { at, due } if due != at => {
                 let fired = format!("timer due at {} fired at {}", secs(*due), secs(*at));
                 self.stretch_wait(*at, fired);
@@ -136,41 +100,79 @@ impl Rows {
                 secs(*at),
                 format!("origin blocked until {}", secs(*until)),
             ),
-            Event::Left { at } => match self.open.take() {
-                Some((attempt, from)) => self.push(
-                    format!("Attempt {attempt}"),
-                    format!("{from}-{}", secs(*at)),
-                    "user left; response discarded".into(),
-                ),
-                None => self.stretch_wait(*at, "user left during the wait".into()),
-            },
+            Event::Left { at } => self.left(*at),
             Event::Stop {
                 at,
                 outcome,
                 remaining,
-            } => {
-                let decision = format!(
-                    "stop at {}: {}; {} s left",
-                    secs(*at),
-                    outcome.as_str(),
-                    secs(*remaining)
-                );
-                // A wait still open ends at the stop: a late timer or a departure already moved
-                // its end there; a block that cannot fit stops it early.
-                if let Some(row) = self.wait_row.take().and_then(|i| self.rows.get_mut(i)) {
-                    let ended = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(*at));
-                    if row[1] != ended {
-                        row[1] = ended;
-                        row[2] = "stopped by a block on the origin".into();
-                    }
-                }
-                match self.rows.last_mut() {
-                    Some(row) if row[3].is_empty() => row[3] = decision,
-                    _ => self
-                        .rows
-                        .push(["Stop".into(), secs(*at), String::new(), decision]),
-                }
+            } => self.stop(*at, outcome.as_str(), *remaining),
+        }
+    }
+
+    /// A wait begins (or, after a block moved it, begins again): its row, and the decision on
+    /// the row before.
+    fn wait(&mut self, at: Duration, plan: &PlannedWait, remaining: Duration) {
+        let source = plan.source.as_str().replace('_', " ");
+        let jitter = if plan.jitter.is_zero() {
+            String::new()
+        } else {
+            format!(" + jitter {}", secs(plan.jitter))
+        };
+        let (step, wait) = if self.wait_row.is_some() {
+            // A block moved the start: the wait so far ends here, a longer one follows.
+            self.stretch_wait(at, "then a block moved the start".into());
+            ("Wait (moved)", plan.until.saturating_sub(at))
+        } else {
+            ("Wait", plan.until.saturating_sub(plan.from))
+        };
+        self.decide(format!(
+            "wait {} s ({source}){jitter}; next start {}; cap fits by {}; {} s left",
+            secs(plan.wait),
+            secs(plan.until),
+            trim(plan.until.as_secs_f64() + self.cap.as_secs_f64()),
+            secs(remaining),
+        ));
+        self.push(
+            step.into(),
+            format!("{}-{}", secs(at), secs(plan.until)),
+            format!("{} s, no request in flight", secs(wait)),
+        );
+        self.wait_row = Some(self.rows.len() - 1);
+    }
+
+    /// The user left: during a request (its row ends here) or during a wait.
+    fn left(&mut self, at: Duration) {
+        match self.open.take() {
+            Some((attempt, from)) => self.push(
+                format!("Attempt {attempt}"),
+                format!("{from}-{}", secs(at)),
+                "user left; response discarded".into(),
+            ),
+            None => self.stretch_wait(at, "user left during the wait".into()),
+        }
+    }
+
+    /// The stop: the decision on the last row, or a row of its own.
+    fn stop(&mut self, at: Duration, outcome: &str, remaining: Duration) {
+        let decision = format!(
+            "stop at {}: {outcome}; {} s left",
+            secs(at),
+            secs(remaining)
+        );
+        // A wait still open ends at the stop: a late timer or a departure already moved its
+        // end there; a block that cannot fit stops it early.
+        if let Some(row) = self.wait_row.take().and_then(|i| self.rows.get_mut(i)) {
+            let ended = format!("{}-{}", row[1].split('-').next().unwrap_or(""), secs(at));
+            if row[1] != ended {
+                row[1] = ended;
+                row[2] = "stopped by a block on the origin".into();
             }
+        }
+        match self.rows.last_mut() {
+            Some(row) if row[3].is_empty() => row[3] = decision,
+            _ => self
+                .rows
+                .push(["Stop".into(), secs(at), String::new(), decision]),
         }
     }
 
@@ -233,6 +235,21 @@ impl Rows {
             out.push_str(&line(row.each_ref().map(String::as_str)));
         }
         out
+    }
+}
+
+/// What a response showed: its status, and its `Retry-After` unless it succeeded.
+fn observed(status: u16, retry_after: &RetryAfter, delay: Option<Duration>) -> String {
+    match (retry_after.raw(), (200..300).contains(&status)) {
+        (_, true) => format!("{status}"),
+        (Some(raw), false) => {
+            let delay = delay.map_or(String::new(), |d| format!(", delay {}", secs(d)));
+            format!(
+                "{status}; Retry-After \"{raw}\" ({}{delay})",
+                retry_after.kind()
+            )
+        }
+        (None, false) => format!("{status}; no Retry-After"),
     }
 }
 
