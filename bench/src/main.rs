@@ -260,7 +260,8 @@ async fn measure_browser(
     session.close().await;
 }
 
-/// The start-up figures; failed page loads are recorded as one error.
+/// The start-up figures of every build, by build; failed page loads are recorded as one error
+/// per build.
 async fn startup(
     c: &Config,
     session: &Session,
@@ -268,17 +269,28 @@ async fn startup(
     name: &str,
     errors: &mut Vec<String>,
 ) -> Value {
-    progress(&format!("{name}: start-up, {} page loads", c.loads * 2));
+    let builds = &size_report::BUILDS;
+    progress(&format!(
+        "{name}: start-up, {} page loads",
+        c.loads * 2 * builds.len()
+    ));
     let say = |m: &str| progress(&format!("{name}: {m}"));
-    let s = measure::startup(session, base, c.loads, &say).await;
-    if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
-        errors.push(format!(
-            "{name} start-up: {} loads failed: {}",
-            e.len(),
-            e[0]
-        ));
+    let pkgs: Vec<&str> = builds.iter().map(|b| b.pkg).collect();
+    let mut by_pkg = measure::startup(session, base, &pkgs, c.loads, &say).await;
+    let mut out = Map::new();
+    for build in builds {
+        let s = by_pkg.remove(build.pkg).unwrap_or(Value::Null);
+        if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
+            errors.push(format!(
+                "{name} start-up ({} build): {} loads failed: {}",
+                build.name,
+                e.len(),
+                e[0]
+            ));
+        }
+        out.insert(build.name.into(), s);
     }
-    s
+    Value::Object(out)
 }
 
 /// The timing fidelity figures; the raw runs go to `fidelity-runs-<browser>.json`.
@@ -335,6 +347,9 @@ fn report(
         "config": {
             "browsers": c.browsers.iter().map(|b| b.name()).collect::<Vec<_>>(),
             "startup_loads_per_mode": c.loads,
+            "startup_builds": size_report::BUILDS.iter()
+                .map(|b| json!({ "build": b.name, "path": format!("/{}/", b.pkg) }))
+                .collect::<Vec<_>>(),
             "fidelity_rounds": c.rounds,
             "fidelity_concurrency": c.concurrency,
             "memory_actions": c.actions,

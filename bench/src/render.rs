@@ -318,7 +318,8 @@ fn twiggy_full(tw: &Value) -> String {
 }
 
 /// The start-up steps: the report's key and the row's label.
-const STARTUP_STEPS: [(&str, &str); 5] = [
+const STARTUP_STEPS: [(&str, &str); 6] = [
+    ("compile_instantiate_ms", "compile + instantiate"),
     ("init_ms", "init(): fetch + compile + instantiate"),
     ("fetch_ms", "  fetch the bytes"),
     ("compile_ms", "  WebAssembly.compile"),
@@ -328,30 +329,47 @@ const STARTUP_STEPS: [(&str, &str); 5] = [
 
 fn startup(r: &Value) -> String {
     let mut out = format!(
-        "\n## 2. Start-up ({} page loads per row; every response is no-store, so each load fetches and compiles afresh)\n\n",
+        "\n## 2. Start-up ({} page loads per row, the builds taking turns; every response is no-store, \
+         so each load fetches and compiles afresh)\n\n",
         int(&r["config"]["startup_loads_per_mode"])
     );
-    let rows = per_browser(&r["startup"], 5, |browser, s| {
-        STARTUP_STEPS
-            .iter()
-            .map(|(key, label)| {
-                let v = &s[*key];
-                vec![
-                    browser.to_owned(),
-                    (*label).into(),
-                    num(&v["p50"], 2),
-                    num(&v["p95"], 2),
-                    num(&v["first"], 2),
-                ]
-            })
+    let rows = per_browser(&r["startup"], 6, |browser, by_build| {
+        browsers(by_build)
+            .into_iter()
+            .flat_map(|(build, s)| startup_rows(browser, build, s))
             .collect()
     });
     out += &table(
-        &["browser", "step", "median ms", "p95 ms", "first load ms"],
-        2,
+        &[
+            "browser",
+            "build",
+            "step",
+            "median ms",
+            "p95 ms",
+            "first load ms",
+        ],
+        3,
         &rows,
     );
     out
+}
+
+/// One browser's rows of one build.
+fn startup_rows(browser: &str, build: &str, s: &Value) -> Vec<Vec<String>> {
+    STARTUP_STEPS
+        .iter()
+        .map(|(key, label)| {
+            let v = &s[*key];
+            vec![
+                browser.to_owned(),
+                build.to_owned(),
+                (*label).into(),
+                num(&v["p50"], 2),
+                num(&v["p95"], 2),
+                num(&v["first"], 2),
+            ]
+        })
+        .collect()
 }
 
 /// The clocks lateness is measured by: the report's key and the row's label.
