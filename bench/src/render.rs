@@ -110,13 +110,18 @@ fn share(item: &Value) -> String {
     format!("{}%", num(&item["percent"], 1))
 }
 
-/// `name`, cut to `max` characters with an ellipsis.
-fn shortened(name: String, max: usize) -> String {
-    if name.chars().count() > max {
-        name.chars().take(max - 1).collect::<String>() + "…"
-    } else {
-        name
+/// `name`, cut to `max` characters by an ellipsis in the middle, so that both its path and its
+/// last segment show.
+fn elided(name: String, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max {
+        return name;
     }
+    let head = max / 2;
+    let tail = max - head - 1;
+    let start: String = name.chars().take(head).collect();
+    let end: String = name.chars().skip(n - tail).collect();
+    start + "…" + &end
 }
 
 /// The rows of a table of one section's browsers: `rows_of` each measured browser, and a row
@@ -273,14 +278,14 @@ fn twiggy_app(tw: &Value) -> String {
     if let Some(e) = error_of(tw) {
         return format!("\nApp build, largest items: not measured ({e})\n");
     }
-    let mut out = twiggy_head(tw, "App build, largest items (shallow bytes)");
+    let mut out = twiggy_head(tw, "App build, the largest items by shallow bytes");
     let top: Vec<Vec<String>> = items(&tw["top"])
         .iter()
         .enumerate()
         .map(|(n, i)| {
             vec![
                 (n + 1).to_string(),
-                shortened(text(&i["item"]), 80),
+                elided(text(&i["item"]), 80),
                 text(&i["part"]),
                 bytes(&i["bytes"]),
                 share(i),
@@ -299,7 +304,11 @@ fn twiggy_app(tw: &Value) -> String {
             )
         })
         .collect();
-    out += &format!("\nApp build, all items by part: {}.\n", parts.join(", "));
+    out += &format!(
+        "\nApp build, all items by part: {}. An exported function's shim counts as glue, with \
+         the driver code inlined into it.\n",
+        parts.join(", ")
+    );
     out
 }
 
@@ -351,6 +360,9 @@ fn startup(r: &Value) -> String {
         3,
         &rows,
     );
+    out += "\ncompile + instantiate is WebAssembly.compile and initSync of one load, timed together. \
+            The first load of the session is the app build's; the full build's first load follows it. \
+            Firefox's performance.now() counts whole milliseconds here.\n";
     out
 }
 
@@ -585,5 +597,7 @@ mod tests {
         assert_eq!(t, "| a   | bb |\n|-----|---:|\n| xyz |  1 |\n");
         assert_eq!(thousands(174_275), "174,275");
         assert_eq!(thousands(999), "999");
+        assert_eq!(elided("abcdefghij".into(), 7), "abc…hij");
+        assert_eq!(elided("abc".into(), 7), "abc");
     }
 }
