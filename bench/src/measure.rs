@@ -85,7 +85,8 @@ impl Startup {
 
 /// Start-up of each package of `pkgs` (its path on the server: `pkg`, `pkg-full`): `loads` page
 /// loads measuring `init()`, interleaved with `loads` measuring fetch, compile and instantiate
-/// one by one, the packages taking turns load by load. The figures by package.
+/// one by one, the packages taking turns load by load (in an order that changes every pair of
+/// loads). The figures by package.
 pub async fn startup(
     session: &Session,
     base: &str,
@@ -97,8 +98,11 @@ pub async fn startup(
     let total = loads * 2 * pkgs.len();
     for i in 0..loads * 2 {
         let mode = if i % 2 == 0 { "init" } else { "split" };
-        for (p, pkg) in pkgs.iter().enumerate() {
-            let n = i * pkgs.len() + p;
+        for turn in 0..pkgs.len() {
+            // Which package goes first changes every pair of loads, so that neither always
+            // follows the other in either mode.
+            let p = (turn + i / 2) % pkgs.len();
+            let (pkg, n) = (pkgs[p], i * pkgs.len() + turn);
             let url = format!("{base}/bench/startup.html?pkg={pkg}&mode={mode}&load={n}");
             by_pkg[p].add(page_result(session, &url, Duration::from_secs(20)).await);
             if (n + 1).is_multiple_of(20) {

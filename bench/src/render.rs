@@ -361,7 +361,8 @@ fn startup(r: &Value) -> String {
         &rows,
     );
     out += "\ncompile + instantiate is WebAssembly.compile and initSync of one load, timed together. \
-            The first load of the session is the app build's; the full build's first load follows it. \
+            The builds take turns, which goes first changing every pair of loads; the first load of the \
+            session is the app build's, the full build's first load follows it. \
             Firefox's performance.now() counts whole milliseconds here.\n";
     out
 }
