@@ -504,7 +504,7 @@ fn native_decisions(native: &Value) -> String {
             ]
         })
         .collect();
-    "Native (divan, `cargo bench -p retry-budget --bench decisions`):\n\n".to_owned()
+    "Native (divan, `cargo bench -p retry-budget-model --bench decisions`):\n\n".to_owned()
         + &table(&["benchmark", "median", "fastest"], 1, &rows)
 }
 
