@@ -4,18 +4,20 @@
 //! fails only when a part could not be measured at all.
 //!
 //! ```text
-//! browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH] [--divan PATH]
-//!               [--browsers chromium,firefox] [--loads N] [--rounds N] [--concurrency N]
-//!               [--actions N]
+//! browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH]
+//!               [--named-full-wasm PATH] [--divan PATH] [--browsers chromium,firefox]
+//!               [--loads N] [--rounds N] [--concurrency N] [--actions N]
 //! ```
 //!
-//! `scripts/bench` builds what this reads: the package in `crate/pkg/`, a copy of the module
-//! that keeps its names (for twiggy), divan's table, and the fixture server.
+//! `scripts/bench` builds what this reads: the app build's package in `crate/pkg/` and the full
+//! build's in `crate/pkg-full/`, a copy of each build's module that keeps its names (for
+//! twiggy), divan's table, and the fixture server.
 
 mod divan;
 mod measure;
 mod render;
 mod size;
+mod size_report;
 mod stats;
 
 use std::collections::BTreeMap;
@@ -30,6 +32,7 @@ struct Config {
     out: PathBuf,
     server: PathBuf,
     named_wasm: PathBuf,
+    named_full_wasm: PathBuf,
     divan: PathBuf,
     browsers: Vec<Browser>,
     loads: usize,
@@ -42,7 +45,7 @@ fn usage(problem: &str) -> ! {
     eprintln!("browser-bench: {problem}");
     eprintln!(
         "usage: browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH] \
-         [--divan PATH] [--browsers chromium,firefox] [--loads N] [--rounds N] \
+         [--named-full-wasm PATH] [--divan PATH] [--browsers chromium,firefox] [--loads N] [--rounds N] \
          [--concurrency N] [--actions N]"
     );
     std::process::exit(2)
@@ -54,6 +57,7 @@ fn config() -> Config {
         out: root.join("target/bench"),
         server: root.join("target/release/fixture-server"),
         named_wasm: root.join("target/bench/named/retry_budget_bg.wasm"),
+        named_full_wasm: root.join("target/bench/named-full/retry_budget_bg.wasm"),
         divan: root.join("target/bench/decisions.txt"),
         root,
         browsers: vec![Browser::Chromium, Browser::Firefox],
@@ -77,6 +81,7 @@ fn config() -> Config {
             "--out" => c.out = PathBuf::from(&value),
             "--server" => c.server = PathBuf::from(&value),
             "--named-wasm" => c.named_wasm = PathBuf::from(&value),
+            "--named-full-wasm" => c.named_full_wasm = PathBuf::from(&value),
             "--divan" => c.divan = PathBuf::from(&value),
             "--loads" => c.loads = count(),
             "--rounds" => c.rounds = count(),
@@ -106,62 +111,6 @@ fn failed(errors: &mut Vec<String>, part: &str, error: String) -> Value {
     progress(&format!("{part}: {error}"));
     errors.push(format!("{part}: {error}"));
     json!({ "error": error })
-}
-
-fn size_section(c: &Config, errors: &mut Vec<String>) -> Value {
-    let pkg = c.root.join("crate/pkg");
-    let mut files = Vec::new();
-    let mut total = size::Sizes::default();
-    for name in ["retry_budget_bg.wasm", "retry_budget.js"] {
-        match size::measure(&pkg.join(name)) {
-            Ok(s) => {
-                total = total.add(s);
-                files.push(json!({ "file": name, "bytes": s.to_json() }));
-            }
-            Err(e) => files.push(failed(errors, "size", e)),
-        }
-    }
-    files.push(json!({ "file": "total", "bytes": total.to_json() }));
-    let references: Vec<Value> = size::REFERENCES
-        .iter()
-        .map(|(name, bytes)| json!({ "name": name, "bytes": bytes }))
-        .collect();
-    let shipped_wasm = std::fs::read(pkg.join("retry_budget_bg.wasm")).unwrap_or_default();
-    let shipped_custom = size::custom_sections(&shipped_wasm);
-    let crates = match size::twiggy(&c.named_wasm) {
-        Ok(items) => {
-            let shipped: Vec<&size::Item> = items
-                .iter()
-                .filter(|i| size::shipped(i, &shipped_custom))
-                .collect();
-            let sum: u64 = shipped.iter().map(|i| i.bytes).sum();
-            let percent = |b: u64| stats::round(b as f64 * 100.0 / sum.max(1) as f64);
-            let mut top: Vec<&&size::Item> = shipped.iter().collect();
-            top.sort_by_key(|i| std::cmp::Reverse(i.bytes));
-            json!({
-                "source": c.named_wasm.display().to_string(),
-                "note": "twiggy top over the module built with the same flags but keeping its names; \
-                         the name section and the custom sections the shipped module lacks are left out, \
-                         so the sum matches the shipped module's size when both builds are alike",
-                "sum_bytes": sum,
-                "shipped_bytes": shipped_wasm.len(),
-                "by_crate": size::by_owner(&shipped).into_iter()
-                    .map(|(owner, bytes)| json!({ "crate": owner, "bytes": bytes, "percent": percent(bytes) }))
-                    .collect::<Vec<_>>(),
-                "top": top.iter().take(15)
-                    .map(|i| json!({ "item": i.name, "bytes": i.bytes, "percent": percent(i.bytes) }))
-                    .collect::<Vec<_>>(),
-            })
-        }
-        Err(e) => failed(errors, "twiggy", e),
-    };
-    json!({
-        "target": "wasm-pack build crate --release --target web --out-dir pkg --no-pack",
-        "files": files,
-        "reference_min_gzip_bytes": references,
-        "reference_note": "constants (min+gzip as published for each library), not measured here",
-        "twiggy": crates,
-    })
 }
 
 fn native_decisions(c: &Config, errors: &mut Vec<String>) -> Value {
@@ -208,7 +157,11 @@ async fn main() {
     }
 
     progress("size");
-    let size = size_section(&c, &mut errors);
+    let named = size_report::Named {
+        app: &c.named_wasm,
+        full: &c.named_full_wasm,
+    };
+    let size = size_report::section(&c.root, &named, &mut errors);
     let native = native_decisions(&c, &mut errors);
     let parts = browser_parts(&c, &mut errors).await;
 
@@ -307,7 +260,8 @@ async fn measure_browser(
     session.close().await;
 }
 
-/// The start-up figures; failed page loads are recorded as one error.
+/// The start-up figures of every build, by build; failed page loads are recorded as one error
+/// per build.
 async fn startup(
     c: &Config,
     session: &Session,
@@ -315,17 +269,28 @@ async fn startup(
     name: &str,
     errors: &mut Vec<String>,
 ) -> Value {
-    progress(&format!("{name}: start-up, {} page loads", c.loads * 2));
+    let builds = &size_report::BUILDS;
+    progress(&format!(
+        "{name}: start-up, {} page loads",
+        c.loads * 2 * builds.len()
+    ));
     let say = |m: &str| progress(&format!("{name}: {m}"));
-    let s = measure::startup(session, base, c.loads, &say).await;
-    if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
-        errors.push(format!(
-            "{name} start-up: {} loads failed: {}",
-            e.len(),
-            e[0]
-        ));
+    let pkgs: Vec<&str> = builds.iter().map(|b| b.pkg).collect();
+    let mut by_pkg = measure::startup(session, base, &pkgs, c.loads, &say).await;
+    let mut out = Map::new();
+    for build in builds {
+        let s = by_pkg.remove(build.pkg).unwrap_or(Value::Null);
+        if let Some(e) = s["errors"].as_array().filter(|e| !e.is_empty()) {
+            errors.push(format!(
+                "{name} start-up ({} build): {} loads failed: {}",
+                build.name,
+                e.len(),
+                e[0]
+            ));
+        }
+        out.insert(build.name.into(), s);
     }
-    s
+    Value::Object(out)
 }
 
 /// The timing fidelity figures; the raw runs go to `fidelity-runs-<browser>.json`.
@@ -382,6 +347,9 @@ fn report(
         "config": {
             "browsers": c.browsers.iter().map(|b| b.name()).collect::<Vec<_>>(),
             "startup_loads_per_mode": c.loads,
+            "startup_builds": size_report::BUILDS.iter()
+                .map(|b| json!({ "build": b.name, "path": format!("/{}/", b.pkg) }))
+                .collect::<Vec<_>>(),
             "fidelity_rounds": c.rounds,
             "fidelity_concurrency": c.concurrency,
             "memory_actions": c.actions,

@@ -29,54 +29,91 @@ fn with_first(values: &[f64]) -> Value {
     summary
 }
 
-/// Start-up: `loads` page loads measuring `init()`, interleaved with `loads` measuring fetch,
-/// compile and instantiate one by one.
+/// What the start-up page reports of one load, by the report's key.
+const STARTUP_KEYS: [&str; 6] = [
+    "init_ms",
+    "ready_ms",
+    "fetch_ms",
+    "compile_ms",
+    "instantiate_ms",
+    "compile_instantiate_ms",
+];
+
+/// One build's start-up figures, as they are collected.
+#[derive(Default)]
+struct Startup {
+    series: BTreeMap<&'static str, Vec<f64>>,
+    memory: Option<Value>,
+    errors: Vec<String>,
+}
+
+impl Startup {
+    /// Adds one page load's result.
+    fn add(&mut self, result: Result<Value, String>) {
+        let v = match result {
+            Ok(v) => v,
+            Err(e) => {
+                self.errors.push(e);
+                return;
+            }
+        };
+        for key in STARTUP_KEYS {
+            if let Some(x) = v.get(key).and_then(Value::as_f64) {
+                self.series.entry(key).or_default().push(x);
+            }
+        }
+        if self.memory.is_none() {
+            self.memory = v.get("wasm_memory_bytes").cloned();
+        }
+    }
+
+    /// The figures, as the report holds them.
+    fn to_json(&self, loads: usize) -> Value {
+        let mut out = Map::new();
+        out.insert("loads_per_mode".into(), json!(loads));
+        for (key, values) in &self.series {
+            out.insert((*key).into(), with_first(values));
+        }
+        out.insert(
+            "wasm_memory_bytes_after_init".into(),
+            self.memory.clone().unwrap_or(Value::Null),
+        );
+        out.insert("errors".into(), json!(self.errors));
+        Value::Object(out)
+    }
+}
+
+/// Start-up of each package of `pkgs` (its path on the server: `pkg`, `pkg-full`): `loads` page
+/// loads measuring `init()`, interleaved with `loads` measuring fetch, compile and instantiate
+/// one by one, the packages taking turns load by load (in an order that changes every pair of
+/// loads). The figures by package.
 pub async fn startup(
     session: &Session,
     base: &str,
+    pkgs: &[&str],
     loads: usize,
     progress: &dyn Fn(&str),
-) -> Value {
-    let mut series: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
-    let mut errors = Vec::new();
-    let mut memory = None;
+) -> Map<String, Value> {
+    let mut by_pkg: Vec<Startup> = pkgs.iter().map(|_| Startup::default()).collect();
+    let total = loads * 2 * pkgs.len();
     for i in 0..loads * 2 {
         let mode = if i % 2 == 0 { "init" } else { "split" };
-        let url = format!("{base}/bench/startup.html?mode={mode}&load={i}");
-        match page_result(session, &url, Duration::from_secs(20)).await {
-            Ok(v) => {
-                for key in [
-                    "init_ms",
-                    "ready_ms",
-                    "fetch_ms",
-                    "compile_ms",
-                    "instantiate_ms",
-                ] {
-                    if let Some(x) = v.get(key).and_then(Value::as_f64) {
-                        series.entry(key).or_default().push(x);
-                    }
-                }
-                if memory.is_none() {
-                    memory = v.get("wasm_memory_bytes").cloned();
-                }
+        for turn in 0..pkgs.len() {
+            // Which package goes first changes every pair of loads, so that neither always
+            // follows the other in either mode.
+            let p = (turn + i / 2) % pkgs.len();
+            let (pkg, n) = (pkgs[p], i * pkgs.len() + turn);
+            let url = format!("{base}/bench/startup.html?pkg={pkg}&mode={mode}&load={n}");
+            by_pkg[p].add(page_result(session, &url, Duration::from_secs(20)).await);
+            if (n + 1).is_multiple_of(20) {
+                progress(&format!("start-up: {} of {total} page loads", n + 1));
             }
-            Err(e) => errors.push(e),
-        }
-        if (i + 1) % 20 == 0 {
-            progress(&format!("start-up: {} of {} page loads", i + 1, loads * 2));
         }
     }
-    let mut out = Map::new();
-    out.insert("loads_per_mode".into(), json!(loads));
-    for (key, values) in &series {
-        out.insert((*key).into(), with_first(values));
-    }
-    out.insert(
-        "wasm_memory_bytes_after_init".into(),
-        memory.unwrap_or(Value::Null),
-    );
-    out.insert("errors".into(), json!(errors));
-    Value::Object(out)
+    pkgs.iter()
+        .zip(&by_pkg)
+        .map(|(pkg, s)| ((*pkg).to_owned(), s.to_json(loads)))
+        .collect()
 }
 
 /// `simulate()` per call through the JS API, and the floor of one call into the module.

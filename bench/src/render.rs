@@ -110,13 +110,18 @@ fn share(item: &Value) -> String {
     format!("{}%", num(&item["percent"], 1))
 }
 
-/// `name`, cut to `max` characters with an ellipsis.
-fn shortened(name: String, max: usize) -> String {
-    if name.chars().count() > max {
-        name.chars().take(max - 1).collect::<String>() + "…"
-    } else {
-        name
+/// `name`, cut to `max` characters by an ellipsis in the middle, so that both its path and its
+/// last segment show.
+fn elided(name: String, max: usize) -> String {
+    let n = name.chars().count();
+    if n <= max {
+        return name;
     }
+    let head = max / 2;
+    let tail = max - head - 1;
+    let start: String = name.chars().take(head).collect();
+    let end: String = name.chars().skip(n - tail).collect();
+    start + "…" + &end
 }
 
 /// The rows of a table of one section's browsers: `rows_of` each measured browser, and a row
@@ -178,89 +183,152 @@ fn heading(r: &Value) -> String {
 }
 
 fn size(size: &Value) -> String {
-    let mut out = format!(
-        "\n## 1. Size of what a page downloads (`{}`)\n\n",
-        size["target"].as_str().unwrap_or_default()
+    let mut out = String::from(
+        "\n## 1. Size of what a page downloads (wasm-pack --target web: the app build in crate/pkg/, \
+         the full build with simulate in crate/pkg-full/)\n\n",
     );
-    out += &file_sizes(&size["files"]);
+    out += &file_sizes(size);
     out += &references(size);
-    out += &twiggy(&size["twiggy"]);
+    out += &twiggy_app(&size["twiggy"]["app"]);
+    out += &twiggy_full(&size["twiggy"]["full"]);
     out
 }
 
-fn file_sizes(files: &Value) -> String {
-    let rows: Vec<Vec<String>> = items(files)
-        .iter()
-        .filter(|f| error_of(f).is_none())
-        .map(|f| {
+/// Every build's files side by side, then ky's published figure.
+fn file_sizes(size: &Value) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    for build in items(&size["builds"]) {
+        for f in items(&build["files"])
+            .iter()
+            .filter(|f| error_of(f).is_none())
+        {
             let b = &f["bytes"];
-            vec![
+            rows.push(vec![
+                text(&build["build"]),
                 text(&f["file"]),
                 bytes(&b["raw"]),
                 bytes(&b["gzip9"]),
                 bytes(&b["brotli11"]),
-            ]
-        })
-        .collect();
-    table(&["file", "raw B", "gzip -9 B", "brotli 11 B"], 1, &rows)
-}
-
-fn references(size: &Value) -> String {
-    let refs: Vec<String> = items(&size["reference_min_gzip_bytes"])
-        .iter()
-        .map(|r| {
-            let bytes = r["bytes"].as_u64().map_or("-".into(), kb);
-            format!("{} {bytes}", text(&r["name"]))
-        })
-        .collect();
-    let total_gzip = items(&size["files"])
-        .iter()
-        .find(|f| f["file"] == "total")
-        .and_then(|f| f["bytes"]["gzip9"].as_u64());
-    let ours = total_gzip
-        .map(|g| {
-            let ky = g as f64 / 7300.0;
-            format!(" This package, gzip -9: {} ({ky:.1}x ky).", kb(g))
-        })
-        .unwrap_or_default();
-    format!(
-        "\nReference points, min+gzip (constants, not measured here): {}.{ours}\n",
-        refs.join(", ")
+            ]);
+        }
+    }
+    if let Some(ky) = items(&size["reference_min_gzip_bytes"]).first() {
+        rows.push(vec![
+            text(&ky["name"]),
+            "min+gzip (published, not measured)".into(),
+            "-".into(),
+            bytes(&ky["bytes"]),
+            "-".into(),
+        ]);
+    }
+    table(
+        &["build", "file", "raw B", "gzip -9 B", "brotli 11 B"],
+        2,
+        &rows,
     )
 }
 
-fn twiggy(tw: &Value) -> String {
-    if let Some(e) = error_of(tw) {
-        return format!("\nCode size by crate: not measured ({e})\n");
-    }
-    let mut out = format!(
-        "\nCode size by crate (twiggy top over the same build with its names kept: {} B without them, \
+/// Each build's gzip total against ky's, and the other reference points.
+fn references(size: &Value) -> String {
+    let refs = items(&size["reference_min_gzip_bytes"]);
+    let others: Vec<String> = refs
+        .iter()
+        .skip(1)
+        .map(|r| {
+            format!(
+                "{} {}",
+                text(&r["name"]),
+                r["bytes"].as_u64().map_or("-".into(), kb)
+            )
+        })
+        .collect();
+    let ky = refs.first().and_then(|r| r["bytes"].as_u64()).unwrap_or(0);
+    let builds: Vec<String> = items(&size["builds"])
+        .iter()
+        .filter_map(|b| {
+            let total = items(&b["files"]).iter().find(|f| f["file"] == "total")?;
+            let g = total["bytes"]["gzip9"].as_u64()?;
+            let times = g as f64 / ky.max(1) as f64;
+            Some(format!(
+                "{} build {} ({times:.1}x ky)",
+                text(&b["build"]),
+                kb(g)
+            ))
+        })
+        .collect();
+    format!(
+        "\ngzip -9, wasm + JS glue: {}. Other reference points, min+gzip (constants): {}.\n",
+        builds.join(", "),
+        others.join(", ")
+    )
+}
+
+/// The head line of a twiggy table: the module's sum with and without its names.
+fn twiggy_head(tw: &Value, what: &str) -> String {
+    format!(
+        "\n{what} (twiggy top over the same build with its names kept: {} B without them, \
          the shipped module {} B; inlined code counts where it was inlined):\n\n",
         bytes(&tw["sum_bytes"]),
         bytes(&tw["shipped_bytes"])
-    );
-    let crates: Vec<Vec<String>> = items(&tw["by_crate"])
-        .iter()
-        .map(|c| vec![text(&c["crate"]), bytes(&c["bytes"]), share(c)])
-        .collect();
-    out += &table(&["crate", "bytes", "share"], 1, &crates);
-    out += "\nLargest items (twiggy top -n 15):\n\n";
+    )
+}
+
+/// The app build's largest items, each with its part, and the bytes of each part.
+fn twiggy_app(tw: &Value) -> String {
+    if let Some(e) = error_of(tw) {
+        return format!("\nApp build, largest items: not measured ({e})\n");
+    }
+    let mut out = twiggy_head(tw, "App build, the largest items by shallow bytes");
     let top: Vec<Vec<String>> = items(&tw["top"])
         .iter()
-        .map(|i| {
+        .enumerate()
+        .map(|(n, i)| {
             vec![
-                shortened(text(&i["item"]), 90),
+                (n + 1).to_string(),
+                elided(text(&i["item"]), 80),
+                text(&i["part"]),
                 bytes(&i["bytes"]),
                 share(i),
             ]
         })
         .collect();
-    out += &table(&["item", "bytes", "share"], 1, &top);
+    out += &table(&["#", "item", "part", "bytes", "share"], 3, &top);
+    let parts: Vec<String> = items(&tw["by_part"])
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} B ({})",
+                text(&p["part"]),
+                bytes(&p["bytes"]),
+                share(p)
+            )
+        })
+        .collect();
+    out += &format!(
+        "\nApp build, all items by part: {}. An exported function's shim counts as glue, with \
+         the driver code inlined into it.\n",
+        parts.join(", ")
+    );
+    out
+}
+
+/// The full build's bytes by crate.
+fn twiggy_full(tw: &Value) -> String {
+    if let Some(e) = error_of(tw) {
+        return format!("\nFull build, code size by crate: not measured ({e})\n");
+    }
+    let mut out = twiggy_head(tw, "Full build, code size by crate");
+    let crates: Vec<Vec<String>> = items(&tw["by_crate"])
+        .iter()
+        .map(|c| vec![text(&c["crate"]), bytes(&c["bytes"]), share(c)])
+        .collect();
+    out += &table(&["crate", "bytes", "share"], 1, &crates);
     out
 }
 
 /// The start-up steps: the report's key and the row's label.
-const STARTUP_STEPS: [(&str, &str); 5] = [
+const STARTUP_STEPS: [(&str, &str); 6] = [
+    ("compile_instantiate_ms", "compile + instantiate"),
     ("init_ms", "init(): fetch + compile + instantiate"),
     ("fetch_ms", "  fetch the bytes"),
     ("compile_ms", "  WebAssembly.compile"),
@@ -270,30 +338,51 @@ const STARTUP_STEPS: [(&str, &str); 5] = [
 
 fn startup(r: &Value) -> String {
     let mut out = format!(
-        "\n## 2. Start-up ({} page loads per row; every response is no-store, so each load fetches and compiles afresh)\n\n",
+        "\n## 2. Start-up ({} page loads per row, the builds taking turns; every response is no-store, \
+         so each load fetches and compiles afresh)\n\n",
         int(&r["config"]["startup_loads_per_mode"])
     );
-    let rows = per_browser(&r["startup"], 5, |browser, s| {
-        STARTUP_STEPS
-            .iter()
-            .map(|(key, label)| {
-                let v = &s[*key];
-                vec![
-                    browser.to_owned(),
-                    (*label).into(),
-                    num(&v["p50"], 2),
-                    num(&v["p95"], 2),
-                    num(&v["first"], 2),
-                ]
-            })
+    let rows = per_browser(&r["startup"], 6, |browser, by_build| {
+        browsers(by_build)
+            .into_iter()
+            .flat_map(|(build, s)| startup_rows(browser, build, s))
             .collect()
     });
     out += &table(
-        &["browser", "step", "median ms", "p95 ms", "first load ms"],
-        2,
+        &[
+            "browser",
+            "build",
+            "step",
+            "median ms",
+            "p95 ms",
+            "first load ms",
+        ],
+        3,
         &rows,
     );
+    out += "\ncompile + instantiate is WebAssembly.compile and initSync of one load, timed together. \
+            The builds take turns, which goes first changing every pair of loads; the first load of the \
+            session is the app build's, the full build's first load follows it. \
+            Firefox's performance.now() counts whole milliseconds here.\n";
     out
+}
+
+/// One browser's rows of one build.
+fn startup_rows(browser: &str, build: &str, s: &Value) -> Vec<Vec<String>> {
+    STARTUP_STEPS
+        .iter()
+        .map(|(key, label)| {
+            let v = &s[*key];
+            vec![
+                browser.to_owned(),
+                build.to_owned(),
+                (*label).into(),
+                num(&v["p50"], 2),
+                num(&v["p95"], 2),
+                num(&v["first"], 2),
+            ]
+        })
+        .collect()
 }
 
 /// The clocks lateness is measured by: the report's key and the row's label.
@@ -415,7 +504,7 @@ fn native_decisions(native: &Value) -> String {
             ]
         })
         .collect();
-    "Native (divan, `cargo bench -p retry-budget --bench decisions`):\n\n".to_owned()
+    "Native (divan, `cargo bench -p retry-budget-model --bench decisions`):\n\n".to_owned()
         + &table(&["benchmark", "median", "fastest"], 1, &rows)
 }
 
@@ -509,5 +598,7 @@ mod tests {
         assert_eq!(t, "| a   | bb |\n|-----|---:|\n| xyz |  1 |\n");
         assert_eq!(thousands(174_275), "174,275");
         assert_eq!(thousands(999), "999");
+        assert_eq!(elided("abcdefghij".into(), 7), "abc…hij");
+        assert_eq!(elided("abc".into(), 7), "abc");
     }
 }

@@ -12,14 +12,19 @@ use serde_json::{json, Value};
 pub const REFERENCES: [(&str, u64); 3] =
     [("ky 2.0.2", 7300), ("p-retry", 1500), ("fetch-retry", 1100)];
 
+/// One file's (or several files') size as served: raw and compressed, in bytes.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Sizes {
+    /// Uncompressed.
     pub raw: u64,
+    /// `gzip -9`.
     pub gzip: u64,
+    /// Brotli quality 11.
     pub brotli: u64,
 }
 
 impl Sizes {
+    /// The sizes of both together.
     pub fn add(self, other: Sizes) -> Sizes {
         Sizes {
             raw: self.raw + other.raw,
@@ -28,6 +33,7 @@ impl Sizes {
         }
     }
 
+    /// As the report holds it.
     pub fn to_json(self) -> Value {
         json!({ "raw": self.raw, "gzip9": self.gzip, "brotli11": self.brotli })
     }
@@ -63,7 +69,9 @@ pub fn measure(path: &Path) -> Result<Sizes, String> {
 /// One item of `twiggy top`.
 #[derive(Clone, Debug)]
 pub struct Item {
+    /// The item's name, cleaned of hashes (see [`clean`]).
     pub name: String,
+    /// Its shallow size.
     pub bytes: u64,
 }
 
@@ -174,9 +182,13 @@ pub fn clean(name: &str) -> String {
 }
 
 const STD: [&str; 3] = ["core", "alloc", "std"];
+/// The owner of data segments.
 pub const DATA: &str = "(data segments: strings, tables)";
+/// The owner of the module's own structure.
 pub const STRUCTURE: &str = "(module structure: types, imports, exports, tables, headers)";
+/// The owner of functions without a name.
 pub const UNNAMED: &str = "(unnamed functions)";
+/// The owner of the exported functions.
 pub const API: &str = "retry_budget (JS API entry points)";
 
 /// Which crate (or part of the module) an item's bytes belong to. Code inlined into a function
@@ -227,6 +239,27 @@ pub fn owner(name: &str) -> String {
         return API.into();
     }
     crate_of(name).unwrap_or_else(|| "(other)".into())
+}
+
+/// What part of the program an item of the app build belongs to: `model` (the pure model,
+/// `retry_budget_model`), `driver` (the rest of `retry_budget`), `glue` (wasm-bindgen, js-sys,
+/// web-sys and the exported functions' shims), `allocator` (lol_alloc), `runtime` (the standard
+/// library, compiler builtins, gloo-timers), `data` (data segments), or `structure`, `unnamed`
+/// and `other` for what is none of these.
+pub fn part(name: &str) -> &'static str {
+    let owner = owner(name);
+    match owner.as_str() {
+        "retry_budget_model" => "model",
+        "retry_budget" => "driver",
+        // The exported functions: wasm-bindgen's shims around the driver's entry points.
+        API | "wasm_bindgen" | "wasm_bindgen_futures" | "js_sys" | "web_sys" => "glue",
+        "lol_alloc" => "allocator",
+        "core" | "alloc" | "std" | "compiler_builtins" | "gloo_timers" => "runtime",
+        DATA => "data",
+        STRUCTURE => "structure",
+        UNNAMED => "unnamed",
+        _ => "other",
+    }
 }
 
 fn is_std(krate: &str) -> bool {
@@ -325,11 +358,21 @@ fn split_as(s: &str) -> Option<(&str, &str)> {
     None
 }
 
-/// Bytes by owner, largest first.
+/// Bytes by owner (crate), largest first.
 pub fn by_owner(items: &[&Item]) -> Vec<(String, u64)> {
+    totals(items, owner)
+}
+
+/// Bytes by part of the program (see [`part`]), largest first.
+pub fn by_part(items: &[&Item]) -> Vec<(String, u64)> {
+    totals(items, |name| part(name).to_owned())
+}
+
+/// Bytes by `key` of the items' names, largest first.
+fn totals(items: &[&Item], key: impl Fn(&str) -> String) -> Vec<(String, u64)> {
     let mut owners: BTreeMap<String, u64> = BTreeMap::new();
     for item in items {
-        *owners.entry(owner(&item.name)).or_default() += item.bytes;
+        *owners.entry(key(&item.name)).or_default() += item.bytes;
     }
     let mut owners: Vec<(String, u64)> = owners.into_iter().collect();
     owners.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -401,6 +444,26 @@ mod tests {
         assert_eq!(owner("<str>::eq_ignore_ascii_case"), "core");
         assert_eq!(owner("__rustc::__rdl_realloc"), "std");
         assert_eq!(owner("custom section 'target_features'"), STRUCTURE);
+    }
+
+    #[test]
+    fn parts() {
+        assert_eq!(part("retry_budget_model::budget::Budget::decide"), "model");
+        assert_eq!(part("retry_budget::driver::Driver::step"), "driver");
+        assert_eq!(part("fetchWithBudget externref shim"), "glue");
+        assert_eq!(part("runningActions"), "glue");
+        assert_eq!(part("js_sys::Promise::new"), "glue");
+        assert_eq!(part("__wbindgen_malloc"), "glue");
+        assert_eq!(
+            part("<lol_alloc::AssumeSingleThreaded<T> as core::alloc::global::GlobalAlloc>::alloc"),
+            "allocator"
+        );
+        assert_eq!(part("<f64 as core::fmt::Display>::fmt"), "runtime");
+        assert_eq!(part("memcpy"), "runtime");
+        assert_eq!(part("gloo_timers::callback::Timeout::new"), "runtime");
+        assert_eq!(part("data segment \".rodata\""), "data");
+        assert_eq!(part("type[3]: (i32) -> nil"), "structure");
+        assert_eq!(part("code[12]"), "unnamed");
     }
 
     #[test]
