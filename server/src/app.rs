@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use axum::extract::rejection::QueryRejection;
@@ -14,125 +14,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
 use axum::Router;
 use percent_encoding::percent_decode_str;
-use tokio::sync::watch;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::catalog::Catalog;
-use crate::faults::RESEND_WINDOW;
-use crate::log::{Moment, Params, RequestLog};
+use crate::log::{Moment, Params};
 use crate::palettes::{log_no_content, palettes, preflight};
-
-/// Shared by every request.
-#[derive(Debug)]
-pub struct AppState {
-    /// The scenarios served.
-    pub(crate) catalog: Catalog,
-    /// Every run so far, by run id.
-    pub(crate) runs: Mutex<HashMap<String, RunState>>,
-    /// The `/palettes` request log.
-    pub log: RequestLog,
-    /// The Content-Security-Policy sent with every response: the page's policy, with the
-    /// server's own origins (both ports) as the only places it may connect to.
-    csp: HeaderValue,
-    /// When each run's k-th scripted response is due to be sent, for `/away`.
-    sends: Mutex<HashMap<(String, u32), Instant>>,
-    /// Bumped whenever `sends` gains an entry.
-    sends_changed: watch::Sender<u64>,
-    /// Each run's last `reset` fault: when, and which attempt, to recognise the browser's
-    /// resend of the reset request.
-    resets: Mutex<HashMap<String, (Instant, u32)>>,
-}
-
-/// Where one run is.
-#[derive(Debug)]
-pub(crate) struct RunState {
-    /// The scenario the run's first request named; a run never changes scenario.
-    pub(crate) scenario: String,
-    /// How many scripted responses the run has been given (the next one's index).
-    pub(crate) next: usize,
-    /// When its first request arrived: the live "elapsed zero" of the run.
-    pub(crate) first_arrival: Instant,
-}
-
-impl AppState {
-    /// Serves `catalog`; `started` is the server's start, from which the log counts;
-    /// `origins` are the server's own origins (`http://127.0.0.1:PORT`), which the page may
-    /// fetch from.
-    pub fn new(catalog: Catalog, started: Instant, origins: &[String]) -> Self {
-        AppState {
-            catalog,
-            runs: Mutex::new(HashMap::new()),
-            log: RequestLog::new(started),
-            csp: page_csp(origins),
-            sends: Mutex::new(HashMap::new()),
-            sends_changed: watch::channel(0).0,
-            resets: Mutex::new(HashMap::new()),
-        }
-    }
-
-    /// Remembers that attempt `attempt` of `run` was reset at `at`.
-    pub(crate) fn note_reset(&self, run: &str, attempt: u32, at: Instant) {
-        self.resets
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(run.to_string(), (at, attempt));
-    }
-
-    /// The attempt whose reset `arrival` follows closely enough to be the browser's resend.
-    pub(crate) fn resend_of(&self, run: &str, arrival: Instant) -> Option<u32> {
-        let resets = self.resets.lock().unwrap_or_else(PoisonError::into_inner);
-        let (at, attempt) = resets.get(run)?;
-        (arrival.saturating_duration_since(*at) <= RESEND_WINDOW).then_some(*attempt)
-    }
-
-    /// Announces, for `/away`, that attempt `attempt` of `run` is due to be sent at `at`.
-    pub(crate) fn record_send(&self, run: &str, attempt: u32, at: Instant) {
-        self.sends
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert((run.to_string(), attempt), at);
-        self.sends_changed.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// When attempt `attempt` of `run` is due to be sent, once announced.
-    fn send_time(&self, run: &str, attempt: u32) -> Option<Instant> {
-        self.sends
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&(run.to_string(), attempt))
-            .copied()
-    }
-
-    /// Logs that the client of request `seq` went away (`what` says how): in its log entry and
-    /// on stderr.
-    pub(crate) fn client_gone(&self, seq: u64, what: &str) {
-        let gone = self.log.ms(Instant::now());
-        self.log.update(seq, |e| e.client_gone_ms = Some(gone));
-        eprintln!("fixture-server: {gone:>10.1} ms  request #{seq} {what}");
-    }
-}
-
-/// The page's Content-Security-Policy. No inline script, no eval (only wasm compilation), no
-/// plugins, frames, forms or base changes; scripts, styles and images from the server itself;
-/// connections only to the server's own origins.
-fn page_csp(origins: &[String]) -> HeaderValue {
-    let mut connect = String::from("'self'");
-    for origin in origins {
-        connect.push(' ');
-        connect.push_str(origin);
-    }
-    let policy = format!(
-        "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; \
-         img-src 'self'; connect-src {connect}; base-uri 'none'; form-action 'none'; \
-         frame-ancestors 'none'"
-    );
-    HeaderValue::from_str(&policy)
-        .unwrap_or_else(|_| HeaderValue::from_static("default-src 'none'"))
-}
-
-/// Extra words for the stderr access-log line of a request.
-#[derive(Clone, Debug)]
-pub struct LogNote(pub String);
+use crate::reply::{plain, set_date};
+use crate::state::{AppState, LogNote, Withheld};
 
 /// Every route, serving the repository at `root`, and each of `mounts` (a URL path prefix and
 /// a folder relative to the root) as a folder of its own.
@@ -345,18 +232,6 @@ fn has_parent_segment(path: &str) -> bool {
     })
 }
 
-/// What a response goes out without: the one marker that a fault (or a scenario without a
-/// clock) leaves on a `/palettes` response for the header layers, which add the rest.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Withheld {
-    /// No `Access-Control-Allow-Origin` (and so no `Access-Control-Expose-Headers` either).
-    pub(crate) allow_origin: bool,
-    /// No `Access-Control-Expose-Headers`.
-    pub(crate) expose_headers: bool,
-    /// No `Date`.
-    pub(crate) date: bool,
-}
-
 /// CORS for `/palettes`: any origin may read it, including `Retry-After` and `Date`, unless a
 /// fault takes some of that away.
 async fn add_cors(mut response: Response) -> Response {
@@ -403,33 +278,6 @@ async fn add_common_headers(State(app): State<Arc<AppState>>, mut response: Resp
     out.entry(header::X_CONTENT_TYPE_OPTIONS)
         .or_insert(HeaderValue::from_static("nosniff"));
     response
-}
-
-/// The request's `Origin` header, if any.
-pub(crate) fn origin_of(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get(header::ORIGIN)
-        .and_then(|v| v.to_str().ok())
-        .map(String::from)
-}
-
-/// Sets `Date` to `now`; returns the value.
-pub(crate) fn set_date(headers: &mut HeaderMap, now: SystemTime) -> String {
-    let date = httpdate::fmt_http_date(now);
-    if let Ok(value) = HeaderValue::from_str(&date) {
-        headers.insert(header::DATE, value);
-    }
-    date
-}
-
-/// A `text/plain` response of `status` saying `message`.
-pub(crate) fn plain(status: StatusCode, message: String) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        message,
-    )
-        .into_response()
 }
 
 /// `value` as an `application/json` 200 (or a 500 saying why it could not be written).

@@ -11,8 +11,8 @@ use axum::body::{Bytes, HttpBody};
 use http_body::Frame;
 use tokio::time::Sleep;
 
-use crate::app::AppState;
 use crate::serve::Connection;
+use crate::state::AppState;
 
 /// The first chunk of a body cut short: JSON broken off inside a string.
 const DRIFT: &[u8] = b"[\"sea glass\", \"drift";

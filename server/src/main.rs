@@ -9,8 +9,10 @@ mod cli;
 mod faults;
 mod log;
 mod palettes;
+mod reply;
 mod serve;
 mod shift;
+mod state;
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -20,9 +22,9 @@ use std::time::Instant;
 
 use tokio::net::TcpListener;
 
-use crate::app::AppState;
 use crate::catalog::Catalog;
 use crate::cli::{Command, Options};
+use crate::state::AppState;
 
 /// Reads the command line and runs the server on a multi-threaded runtime.
 fn main() -> ExitCode {

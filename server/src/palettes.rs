@@ -13,13 +13,14 @@ use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
-use crate::app::{origin_of, plain, set_date, AppState, LogNote, RunState, Withheld};
 use crate::body::FaultBody;
 use crate::catalog::{Loaded, Prepared, PreparedReply, COLLECTION};
 use crate::faults::Fault;
 use crate::log::{unix_ms, Entry, Moment, Outcome, Params, Sent};
+use crate::reply::{origin_of, plain, set_date};
 use crate::serve::Connection;
 use crate::shift::{shift_retry_after, unix_secs};
+use crate::state::{AppState, LogNote, RunState, Withheld};
 
 /// `GET /palettes?collection=coast&scenario=NAME&run=RUN`: the run's next scripted response,
 /// after its scripted duration.

@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, Notify};
 use tokio::task::JoinHandle;
 use tower::ServiceExt;
 
-use crate::app::{AppState, LogNote};
+use crate::state::{AppState, LogNote};
 
 /// How long in-flight requests may go on after a shutdown signal.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);

@@ -101,17 +101,20 @@ async fn the_fault_file_serves_faulted_copies_and_scenarios_lists_every_file() {
         .iter()
         .filter_map(|f| f["file"].as_str())
         .collect();
-    assert_eq!(
-        files,
-        [
-            "B62-16-schedules.json",
-            "hostile-servers.json",
-            "server/transport-faults.json"
-        ]
-    );
+    // Every fixture file in name order, then the fault file.
+    let mut fixtures: Vec<String> = std::fs::read_dir(repo_root().join("fixtures"))
+        .expect("the fixtures folder")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    fixtures.sort();
+    assert!(fixtures.len() >= 3, "{fixtures:?}");
+    let mut want_files: Vec<&str> = fixtures.iter().map(String::as_str).collect();
+    want_files.push("server/transport-faults.json");
+    assert_eq!(files, want_files);
     // Every fixture scenario, as written, in file order; then the faulted ones.
     let mut want = Vec::new();
-    for file in ["B62-16-schedules.json", "hostile-servers.json"] {
+    for file in &fixtures {
         let text = std::fs::read_to_string(repo_root().join("fixtures").join(file))
             .expect("a fixture file");
         let doc: Value = serde_json::from_str(&text).expect("JSON");
