@@ -41,6 +41,8 @@ async function runOne({ round, scenario }) {
   try {
     report = await fetchWithBudget(url, {
       policy: scenario.policy ?? {},
+      // Each run is compared with the model of its scenario alone: no shared origin blocks.
+      share: "none",
       signal: controller.signal,
       timerLateBy_s: scenario.timer_late_by_s ?? [],
     });

@@ -152,6 +152,7 @@ async function measure() {
     try {
       outcome = (await fetchWithBudget("/palettes?collection=coast", {
         policy,
+        share: "none",
         fetch,
         signal: controller.signal,
         screen: `screen-${kind === "supersedes" ? i - 1 : i}`,

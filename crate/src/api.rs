@@ -16,6 +16,7 @@ use crate::driver::{self, Request};
 #[cfg(feature = "full")]
 use crate::js::value_of;
 use crate::js::{global, string_of, Js};
+use crate::origin::{self, Share};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &'static str = r#"
@@ -52,6 +53,11 @@ export interface FetchWithBudgetOptions {
   method?: string;
   /** A name for the screen that owns the action; a newer action for the same screen ends this one. */
   screen?: string;
+  /** Who hears of the blocks this action learns ("the service asks every request to this origin
+   *  to wait"), and whose it hears: "page" (the default) every action of this page or worker on
+   *  the same origin; "tabs" also every other tab and worker of this page's origin that runs the
+   *  module; "none" nobody. */
+  share?: "page" | "tabs" | "none";
   /** Fault injection for demos and tests: arm the k-th wait's timer this many seconds late, as a
    *  throttled background tab would. The budget gate is rechecked at the real wake-up time. */
   timerLateBy_s?: number[];
@@ -101,6 +107,12 @@ export interface BudgetResult extends BudgetReport {
   body: unknown;
 }
 
+/** An origin block in force: no request to `origin` before `until_s` seconds from now. */
+export interface RateLimit {
+  origin: string;
+  until_s: number;
+}
+
 export interface BudgetUpdate {
   visible: string[];
   /** The trace events since the previous update. */
@@ -143,6 +155,8 @@ fn read_request(url: &JsValue, options: Option<JsValue>) -> Result<Request, JsEr
     let options = Options(options.map(Js));
     options.refuse_writes()?;
     Ok(Request {
+        origin: crate::js::origin_of(&url),
+        share: options.share()?,
         url,
         policy: match options.set("policy") {
             None => Policy::new(),
@@ -210,6 +224,19 @@ impl Options {
         self.given(name).filter(|v| !v.is_null())
     }
 
+    /// `share`: `"page"` (the default), `"tabs"` or `"none"`.
+    fn share(&self) -> Result<Share, JsError> {
+        match self.set("share").map(|s| s.as_string()) {
+            None => Ok(Share::Page),
+            Some(Some(s)) if s == "page" => Ok(Share::Page),
+            Some(Some(s)) if s == "tabs" => Ok(Share::Tabs),
+            Some(Some(s)) if s == "none" => Ok(Share::None),
+            Some(_) => Err(error(
+                "fetchWithBudget: options.share must be \"page\", \"tabs\" or \"none\"",
+            )),
+        }
+    }
+
     /// Refuses any method but GET (`null` included): this scheduler retries reads only.
     fn refuse_writes(&self) -> Result<(), JsError> {
         let Some(method) = self.given("method") else {
@@ -256,6 +283,26 @@ pub fn simulate(
     let scenario = parse_scenario(&label, scenario).map_err(|e| error(&e.describe()))?;
     let report = run_scenario(&scenario).map_err(|e| error(&e.describe()))?;
     Ok(value_of(&report.to_json()))
+}
+
+/// The origin blocks in force now, for a page that wants to show "the service asked us to
+/// wait until ..." before the user presses anything: `[{ origin, until_s }]`, `until_s` in
+/// seconds from now. Blocks from other tabs are included once an action here shares with tabs.
+#[wasm_bindgen(js_name = rateLimits, unchecked_return_type = "RateLimit[]")]
+pub fn rate_limits() -> JsValue {
+    use retry_budget_model::json::{Json, Number};
+    let list = origin::in_force()
+        .into_iter()
+        .map(|(origin, until_s)| {
+            let until =
+                core::time::Duration::try_from_secs_f64(until_s.max(0.0)).unwrap_or_default();
+            Json::Object(vec![
+                ("origin".into(), Json::text(origin)),
+                ("until_s".into(), Json::Number(Number::Secs(until))),
+            ])
+        })
+        .collect();
+    crate::js::value_of(&Json::Array(list))
 }
 
 /// Actions running in this page right now. Zero once every action has ended: an ended action

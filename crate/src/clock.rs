@@ -19,6 +19,11 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Date, js_name = now)]
     fn date_now() -> f64;
 
+    /// `globalThis.performance.timeOrigin`: when this document or worker began, in Unix
+    /// milliseconds; `performance.now()` counts from it.
+    #[wasm_bindgen(thread_local_v2, js_namespace = ["globalThis", "performance"], js_name = timeOrigin)]
+    static TIME_ORIGIN: JsValue;
+
 }
 
 /// Elapsed time since the action's first attempt started.
@@ -32,6 +37,17 @@ impl Clock {
         Clock {
             origin_ms: performance_now(),
         }
+    }
+
+    /// Elapsed `at` on the clock that documents share ([`shared_now_ms`]).
+    pub(crate) fn shared_ms(&self, at: Duration) -> f64 {
+        time_origin() + self.origin_ms + at.as_secs_f64() * 1000.0
+    }
+
+    /// A time on the shared clock as elapsed time of this action (zero before its start).
+    pub(crate) fn elapsed_at(&self, shared_ms: f64) -> Duration {
+        let ms = shared_ms - time_origin() - self.origin_ms;
+        Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::ZERO)
     }
 
     /// Elapsed time since the start; never negative.
@@ -55,6 +71,17 @@ impl Clock {
         let ms = u32::try_from(ms).unwrap_or(u32::MAX).min(i32::MAX as u32);
         Timeout::new(ms, callback)
     }
+}
+
+/// Now, in milliseconds on a clock that every document and worker of this machine shares
+/// (`performance.timeOrigin + performance.now()`): monotonic within a document and never the
+/// wall clock, so a block exchanged between tabs means the same instant in both.
+pub(crate) fn shared_now_ms() -> f64 {
+    time_origin() + performance_now()
+}
+
+fn time_origin() -> f64 {
+    TIME_ORIGIN.with(|t| t.as_f64().unwrap_or(0.0))
 }
 
 /// The local wall clock.

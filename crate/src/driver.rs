@@ -25,8 +25,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
 use crate::clock::{wall_now, Clock};
-use crate::js::{abort_error, parse_json, set, then, value_of};
+use crate::js::{abort_error, draw, parse_json, set, then, value_of};
 use crate::leave::{Flag, Ownership};
+use crate::origin::{self, Listener, Share};
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -36,6 +37,10 @@ pub(crate) struct Request {
     pub(crate) on_update: Option<Function>,
     pub(crate) signal: Option<AbortSignal>,
     pub(crate) screen: Option<String>,
+    /// Who hears of this action's origin blocks, and whose it hears.
+    pub(crate) share: Share,
+    /// The origin of `url`, which the blocks are for.
+    pub(crate) origin: String,
     /// Fault injection for demos and tests: the k-th wait's timer is armed this much later, as
     /// in a throttled background tab. The model sees the real wake-up time either way.
     pub(crate) timer_late_by: Vec<Duration>,
@@ -93,6 +98,9 @@ struct Shared {
     /// Set when the screen lets go; outside the `RefCell`, so that a view that leaves from
     /// inside `onUpdate` is heard at once.
     leave: Rc<Flag>,
+    /// The latest origin block another action announced that the model has not been told of
+    /// yet (shared-clock milliseconds; 0 for none); outside the `RefCell` for the same reason.
+    heard: core::cell::Cell<f64>,
 }
 
 /// The state of one action: the model, and what the driver holds for it.
@@ -110,6 +118,8 @@ struct Run {
     /// fired is handled only if it is still the one armed.
     timer: Option<Timeout>,
     timers: u32,
+    /// What other actions on the origin tell this one; forgotten at the stop.
+    listener: Option<Listener>,
     /// The settlement receiver, kept until the last promise it was given has settled.
     settle: Option<Settle>,
     /// Promises given `settle` that have not settled yet.
@@ -119,9 +129,10 @@ struct Run {
     /// How many trace events the view has been handed, and the visible state it was shown.
     reported: usize,
     shown: Vec<String>,
-    /// Waits begun so far, and the end of the current one (an early timer resumes it).
+    /// Waits begun so far, and the attempt the current one follows (an early timer resumes
+    /// it, a block moves it: either way it is the same wait).
     waits: usize,
-    waited_for: Option<Duration>,
+    waited_after: Option<u32>,
     finished: bool,
 }
 
@@ -162,7 +173,12 @@ impl Shared {
             let _ = reject.call1(&JsValue::UNDEFINED, &error);
             return;
         }
-        let (action, first) = match Action::start(request.policy) {
+        let clock = Clock::start();
+        let blocked: Vec<Duration> = origin::blocked_until(&request.origin, request.share)
+            .map(|until| clock.elapsed_at(until))
+            .into_iter()
+            .collect();
+        let (action, first) = match Action::start_on_origin(request.policy, &blocked, draw()) {
             Ok(started) => started,
             Err(e) => {
                 let error = JsValue::from(JsError::new(e.message()));
@@ -176,34 +192,55 @@ impl Shared {
             run: RefCell::new(Run {
                 request,
                 ownership: Some(ownership),
-                clock: Clock::start(),
+                clock,
                 action,
                 resolve,
                 reject,
                 attempt: None,
                 timer: None,
                 timers: 0,
+                listener: None,
                 settle: None,
                 pending: 0,
                 body: None,
                 reported: 0,
                 shown: Vec::new(),
                 waits: 0,
-                waited_for: None,
+                waited_after: None,
                 finished: false,
             }),
             leave,
+            heard: core::cell::Cell::new(0.0),
         });
         let weak = Rc::downgrade(&shared);
         shared.leave.on_set(Box::new(move || Shared::left(&weak)));
+        let weak = Rc::downgrade(&shared);
+        let listener: Listener = Rc::new(move |until_ms| Shared::heard(&weak, until_ms));
         let receiver = Rc::clone(&shared);
         let settle: Settle =
             Closure::new(move |what: JsValue, attempt: JsValue, value: JsValue| {
                 receiver.settled(Settled::of(what.as_f64().unwrap_or(3.0)), attempt, value);
             });
         let mut run = shared.run.borrow_mut();
+        origin::listen(&run.request.origin, run.request.share, &listener);
+        run.listener = Some(listener);
         run.settle = Some(settle);
         run.perform(&shared, first);
+    }
+
+    /// Another action on the origin learned that the service blocks it until `until_ms`: the
+    /// model moves this action's wait (or stops it) at once. From inside a step of this action
+    /// the step itself picks it up.
+    fn heard(weak: &Weak<Shared>, until_ms: f64) {
+        let Some(shared) = weak.upgrade() else { return };
+        shared.heard.set(shared.heard.get().max(until_ms));
+        let Ok(mut run) = shared.run.try_borrow_mut() else {
+            return;
+        };
+        if !run.finished {
+            let decision = run.action.decision();
+            run.perform(&shared, decision);
+        }
     }
 
     /// The screen let go: the model stops the action, now. From inside a step of this action
@@ -312,7 +349,9 @@ impl Run {
                     retry_after: head.retry_after.as_deref(),
                     clock: receipt_clock(head.date.as_deref()),
                 };
-                Some(self.action.on_response(now, response))
+                let decision = self.action.on_response_drawn(now, response, draw());
+                self.announce();
+                Some(decision)
             }
             Settled::Timer => Some(self.action.on_timer(now)),
             Settled::Failure => {
@@ -327,13 +366,30 @@ impl Run {
         }
     }
 
+    /// Tells the other actions on the origin of the block this action's last response
+    /// announced (rule 13), if any.
+    fn announce(&self) {
+        if let (Some(until), Some(listener)) = (self.action.announced_block(), &self.listener) {
+            let until_ms = self.clock.shared_ms(until);
+            origin::announce(&self.request.origin, until_ms, self.request.share, listener);
+        }
+    }
+
     /// Performs `decision`, and whatever follows from it at once, until the driver has to wait
-    /// for something: a promise, a timer, or nothing at all (the stop).
+    /// for something: a promise, a timer, or nothing at all (the stop). A departure, and then a
+    /// block another action heard of, come before the decision.
     fn perform(&mut self, shared: &Rc<Shared>, mut decision: Decision) {
         loop {
             self.show_progress(&shared.leave);
-            if shared.leave.is_set() && !matches!(decision, Decision::Stop(_)) {
+            let stopped = matches!(decision, Decision::Stop(_));
+            if shared.leave.is_set() && !stopped {
                 decision = self.action.on_leave(self.clock.elapsed());
+                continue;
+            }
+            let heard = shared.heard.replace(0.0);
+            if heard > 0.0 && !stopped {
+                let until = self.clock.elapsed_at(heard);
+                decision = self.action.on_block(self.clock.elapsed(), until);
                 continue;
             }
             match decision {
@@ -424,8 +480,9 @@ impl Run {
 
     /// Sends nothing until elapsed `until` (made late by `timerLateBy_s`).
     fn wait(&mut self, shared: &Rc<Shared>, until: Duration) {
-        if self.waited_for != Some(until) {
-            self.waited_for = Some(until);
+        let after = self.action.pending_wait().map(|plan| plan.after_attempt);
+        if self.waited_after != after {
+            self.waited_after = after;
             self.waits = self.waits.saturating_add(1);
         }
         let late = self
@@ -471,6 +528,7 @@ impl Run {
         drop(self.attempt.take());
         drop(self.timer.take());
         drop(self.ownership.take());
+        drop(self.listener.take());
         RUNNING.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
         let outcome = self.action.stopped().map(|(_, cause)| cause.outcome());
         let report = value_of(&self.action.report(&self.request.url).to_json());

@@ -28,6 +28,24 @@ extern "C" {
     #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
     fn json_parse(text: &str) -> JsValue;
 
+    /// `globalThis.crypto.getRandomValues(array)`.
+    #[wasm_bindgen(js_namespace = ["globalThis", "crypto"], js_name = getRandomValues, catch)]
+    fn get_random_values(array: &js_sys::Uint32Array) -> Result<JsValue, JsValue>;
+
+    /// `Math.random()`.
+    #[wasm_bindgen(js_namespace = Math, js_name = random)]
+    fn math_random() -> f64;
+
+    /// A `URL`, with just its origin.
+    #[wasm_bindgen(js_name = URL)]
+    type Url;
+
+    #[wasm_bindgen(constructor, js_class = "URL", catch)]
+    fn new(url: &str, base: &JsValue) -> Result<Url, JsValue>;
+
+    #[wasm_bindgen(method, getter)]
+    fn origin(this: &Url) -> String;
+
     /// A promise, with `then` taking plain functions (bound ones, here).
     #[wasm_bindgen(js_name = Promise)]
     type Thenable;
@@ -48,6 +66,26 @@ pub(crate) fn global() -> JsValue {
 /// Sets a property of an object this module (or the API) has just created.
 pub(crate) fn set(object: &JsValue, key: &str, value: &JsValue) {
     reflect_set(object, key, value);
+}
+
+/// A random draw in [0, 1) for jitter: from `crypto.getRandomValues`, or `Math.random` where
+/// there is no `crypto`.
+pub(crate) fn draw() -> f64 {
+    let cell = js_sys::Uint32Array::new_with_length(1);
+    match get_random_values(&cell) {
+        Ok(_) => f64::from(cell.get_index(0)) / 4_294_967_296.0,
+        Err(_) => math_random(),
+    }
+}
+
+/// The origin of `url`, read against this page's address (a worker's, or none in Node); the
+/// URL itself when it cannot be read, so that blocks still key on something stable.
+pub(crate) fn origin_of(url: &str) -> String {
+    let base = Js(global())
+        .member("location")
+        .and_then(|l| l.member("href"))
+        .map_or(JsValue::UNDEFINED, |h| h.0);
+    Url::new(url, &base).map_or_else(|_| url.to_owned(), |u| u.origin())
 }
 
 /// `promise.then(fulfilled, rejected)`.

@@ -21,8 +21,9 @@ mod clock;
 mod driver;
 mod js;
 mod leave;
+mod origin;
 
 #[cfg(feature = "full")]
 pub use api::simulate;
-pub use api::{fetch_with_budget, owned_screens, running_actions};
+pub use api::{fetch_with_budget, owned_screens, rate_limits, running_actions};
 pub use retry_budget_model::Policy;

@@ -140,9 +140,12 @@ fn set(object: &Object, key: &str, value: &JsValue) {
     Reflect::set(object, &JsValue::from_str(key), value).expect("settable");
 }
 
-/// The options object for `fetchWithBudget`.
+/// The options object for `fetchWithBudget`. The tests run side by side in one page against
+/// one origin, and each is about one action alone, so none shares origin blocks (the sharing
+/// tests set `share` themselves).
 fn options(policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) -> Object {
     let options = Object::new();
+    set(&options, "share", &JsValue::from_str("none"));
     set(&options, "policy", &to_js(policy));
     set(&options, "fetch", &fetch.fetch());
     set(&options, "onUpdate", &log.on_update());
@@ -1287,5 +1290,205 @@ async fn ended_actions_leave_nothing_behind() {
     assert_eq!(fetch_pre.count(), 0, "an aborted signal sends nothing");
     assert!(updates(&log_pre).is_empty());
     sleep(100.0).await;
+    assert_clean();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared origin blocks (scenario-format.md, section 4)
+// ---------------------------------------------------------------------------------------------
+
+/// `options` that share the service's blocks the way `share` says.
+fn sharing(share: &str, policy: &Value, fetch: &ScriptedFetch) -> Object {
+    let options = options(policy, fetch, &UpdateLog::new());
+    set(&options, "share", &JsValue::from_str(share));
+    options
+}
+
+/// A 429 whose `Retry-After: 1` blocks the origin: the other action on the origin, rate
+/// limited with no wait of its own to speak of, sends its next request no earlier than the
+/// block ends, and says why it waited; with `share: "none"` it goes at once. `rateLimits()`
+/// shows the block while it lasts, and forgets it after.
+#[wasm_bindgen_test]
+async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let other = json!([
+        { "duration_s": 0.2, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    for (share, url) in [
+        ("page", "http://shared.invalid/palettes"),
+        ("none", "http://alone.invalid/palettes"),
+    ] {
+        let fetch_a = ScriptedFetch::new(&blocker.to_string());
+        let fetch_b = ScriptedFetch::new(&other.to_string());
+        let t0 = now_ms();
+        let a = start(url, &sharing(share, &policy, &fetch_a));
+        let b = start(url, &sharing(share, &policy, &fetch_b));
+        sleep(400.0).await;
+        let limits = to_json(&retry_budget::rate_limits());
+        let listed = limits
+            .as_array()
+            .expect("an array")
+            .iter()
+            .find(|l| url.starts_with(l["origin"].as_str().unwrap_or("?")))
+            .cloned();
+        let (report_a, report_b) = (resolved(a).await, resolved(b).await);
+        assert_eq!(report_a["outcome"], "success", "{share}: {report_a}");
+        assert_eq!(report_b["outcome"], "success", "{share}: {report_b}");
+        let second_b = calls(&fetch_b)[1].start_ms - t0;
+        let waits: Vec<&str> = events(&report_b, "wait")
+            .iter()
+            .filter_map(|w| w["source"].as_str())
+            .collect();
+        if share == "page" {
+            assert!(
+                second_b >= 1_050.0 - 5.0,
+                "{share}: B's retry at {second_b} ms, before the block ends"
+            );
+            assert!(
+                second_b < 1_050.0 + 1_000.0 * TOLERANCE_S,
+                "{share}: B's retry at {second_b} ms"
+            );
+            assert_eq!(waits, ["origin_block"], "{report_b}");
+            assert_eq!(events(&report_b, "blocked").len(), 1, "{report_b}");
+            let left = num(&listed.expect("the block is listed")["until_s"]);
+            assert!(left > 0.3 && left <= 0.7, "until_s {left}");
+        } else {
+            assert!(
+                second_b < 600.0,
+                "{share}: B's retry waited for another action: {second_b} ms"
+            );
+            assert_eq!(waits, ["server_seconds"], "{report_b}");
+            assert!(listed.is_none(), "share none announces nothing: {limits}");
+        }
+    }
+    sleep(200.0).await;
+    let limits = to_json(&retry_budget::rate_limits());
+    assert!(
+        !limits.to_string().contains("shared.invalid"),
+        "an ended block is forgotten: {limits}"
+    );
+    assert_clean();
+}
+
+/// An action pressed while the origin is blocked sends nothing until the block ends; one whose
+/// budget cannot fit the block stops at once, sends nothing at all, and says so.
+#[wasm_bindgen_test]
+async fn an_action_pressed_while_blocked_waits_first_or_sends_nothing() {
+    let url = "http://pressed.invalid/palettes";
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let t0 = now_ms();
+    let a = start(url, &sharing("page", &policy, &fetch_a));
+    sleep(200.0).await;
+
+    let fetch_c = ScriptedFetch::new(&ok.to_string());
+    let c = start(url, &sharing("page", &policy, &fetch_c));
+    let mut tight = scaled();
+    tight["budget_s"] = json!(1);
+    let fetch_d = ScriptedFetch::new(&ok.to_string());
+    let d = start(url, &sharing("page", &tight, &fetch_d));
+
+    let report_d = resolved(d).await;
+    assert_eq!(report_d["outcome"], "budget_exhausted", "{report_d}");
+    assert_eq!(report_d["attempts"], 0, "{report_d}");
+    assert_eq!(
+        fetch_d.count(),
+        0,
+        "nothing is sent when the block cannot fit"
+    );
+    assert!(
+        visible(&report_d).contains("No request was sent."),
+        "{}",
+        visible(&report_d)
+    );
+    assert!(
+        visible(&report_d).contains("Last response: none. Attempts: 0 of 3."),
+        "{}",
+        visible(&report_d)
+    );
+
+    let report_c = resolved(c).await;
+    assert_eq!(report_c["outcome"], "success", "{report_c}");
+    let first_c = calls(&fetch_c)[0].start_ms - t0;
+    assert!(
+        first_c >= 1_050.0 - 5.0,
+        "C's first request at {first_c} ms, inside the block"
+    );
+    assert_eq!(
+        events(&report_c, "wait")[0]["source"],
+        "origin_block",
+        "{report_c}"
+    );
+    assert_eq!(
+        events(&report_c, "wait")[0]["after_attempt"],
+        0,
+        "{report_c}"
+    );
+    assert_eq!(resolved(a).await["outcome"], "success");
+    assert_clean();
+}
+
+/// Jitter spreads the starts of actions that were all told to wait for the same instant:
+/// every one after the block's end, none later than the end plus `jitter_s`, and not all at
+/// one instant.
+#[wasm_bindgen_test]
+async fn jitter_spreads_starts_after_a_shared_block_never_before() {
+    let url = "http://jitter.invalid/palettes";
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    policy["jitter_s"] = json!(0.6);
+    let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let t0 = now_ms();
+    let a = start(url, &sharing("page", &policy, &fetch_a));
+    sleep(200.0).await;
+    let waiting: Vec<(ScriptedFetch, Promise)> = (0..6)
+        .map(|_| {
+            let fetch = ScriptedFetch::new(&ok.to_string());
+            let run = start(url, &sharing("page", &policy, &fetch));
+            (fetch, run)
+        })
+        .collect();
+    let mut starts = Vec::new();
+    for (fetch, run) in waiting {
+        let report = resolved(run).await;
+        assert_eq!(report["outcome"], "success", "{report}");
+        let wait = events(&report, "wait")[0].clone();
+        let jitter = num(&wait["jitter_s"]);
+        assert!((0.0..=0.6).contains(&jitter), "jitter {jitter}");
+        starts.push(calls(&fetch)[0].start_ms - t0);
+    }
+    resolved(a).await;
+    let (first, last) = starts
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(lo, hi), s| (lo.min(*s), hi.max(*s)));
+    assert!(
+        first >= 1_050.0 - 5.0,
+        "a start before the block ended: {starts:?}"
+    );
+    assert!(
+        last <= 1_050.0 + 600.0 + 1_000.0 * TOLERANCE_S,
+        "a start past the jitter: {starts:?}"
+    );
+    assert!(
+        last - first > 20.0,
+        "six draws gave one instant: {starts:?}"
+    );
     assert_clean();
 }

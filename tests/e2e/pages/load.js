@@ -7,6 +7,10 @@
 // (the wasm glue looks them up at each call). Everything it writes to the page is text.
 import init, { fetchWithBudget, simulate, runningActions, ownedScreens } from "/pkg-full/retry_budget.js";
 
+/** Each action here is checked against the model of its own scenario alone, so none shares the
+ *  service's origin blocks with the others (the sharing suite tests that). */
+const ALONE = "none";
+
 // ---- Instrumentation -------------------------------------------------------------------------
 
 /** Live timers: id -> delay. A timer leaves the set when it fires or is cleared. */
@@ -140,6 +144,7 @@ function one(name, run, screen, totals = { updates: 0, lateUpdates: 0 }) {
   let settled = false;
   const promise = fetchWithBudget(urlFor(name, run), {
     policy: policyOf(scenario),
+    share: ALONE,
     signal: new AbortController().signal,
     screen,
     onUpdate() {
@@ -256,6 +261,7 @@ async function supersede({ n, batch }) {
     const aInFlight = new Promise((resolve) => { aStarted = resolve; });
     const a = fetchWithBudget(urlFor("load-slow", runA), {
       policy: policyOf(scenarios["load-slow"]),
+      share: ALONE,
       screen,
       onUpdate(update) {
         if (claimed) out.aUpdatesAfterClaim += 1;
@@ -269,6 +275,7 @@ async function supersede({ n, batch }) {
     await sleep(20);
     const b = fetchWithBudget(urlFor("load-ok", runB), {
       policy: policyOf(scenarios["load-ok"]),
+      share: ALONE,
       screen,
       onUpdate(update) {
         claimed = true;
@@ -313,6 +320,7 @@ function raceNavigation({ run, plusMs }) {
   });
   fetchWithBudget(urlFor(name, run), {
     policy: policyOf(scenarios[name]),
+    share: ALONE,
     screen: "race",
     onUpdate(update) {
       if (seen.hidden) seen.updatesAfterHide += 1;
@@ -353,6 +361,7 @@ async function raceInPage({ run, kind, how, when }) {
   const realFetch = globalThis.fetch.bind(globalThis);
   const options = {
     policy: policyOf(scenarios[name]),
+    share: ALONE,
     signal: controller.signal,
     screen: "race-in-page",
     onUpdate(update) {

@@ -1,0 +1,257 @@
+//! What the service said to an origin: the blocks in force ("no request to this origin before
+//! T"), shared by every action of this page or worker on that origin, and with `share: "tabs"`
+//! by every other tab and worker of this page's origin through a `BroadcastChannel`.
+//!
+//! Times are milliseconds on a clock comparable across documents, `performance.timeOrigin +
+//! performance.now()`, never the wall clock. Blocks that have ended are forgotten at every
+//! look, and a listener of an action that ended is dropped with it: nothing grows without bound.
+
+use core::cell::RefCell;
+use std::rc::{Rc, Weak};
+
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+use crate::clock::shared_now_ms;
+use crate::js::{global, Js};
+use retry_budget_model::scenario::Node;
+
+/// Who hears of an action's blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Share {
+    /// Nobody: the action neither tells nor hears.
+    None,
+    /// Every action of this page or worker on the same origin (the default).
+    Page,
+    /// Also every other tab and worker of this page's origin that runs the module.
+    Tabs,
+}
+
+/// A listener of one running action: told `until` (shared-clock milliseconds) when another
+/// action learns a block of its origin.
+pub(crate) type Listener = Rc<dyn Fn(f64)>;
+
+/// A registered listener: the origin it listens to, how its action shares, and the listener
+/// (gone once the action ends).
+type Registered = (String, Share, Weak<dyn Fn(f64)>);
+
+/// One block: an origin, when it ends, and whether it came from another tab.
+struct Block {
+    origin: String,
+    until_ms: f64,
+    from_tabs: bool,
+}
+
+/// The blocks and the listeners of this page or worker.
+#[derive(Default)]
+struct Registry {
+    blocks: Vec<Block>,
+    listeners: Vec<Registered>,
+    channel: Option<Channel>,
+}
+
+/// The `BroadcastChannel` to the other tabs, with its message handler.
+struct Channel {
+    port: BroadcastChannel,
+    _on_message: Closure<dyn FnMut(JsValue)>,
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A `BroadcastChannel`, with just what is used here.
+    type BroadcastChannel;
+
+    #[wasm_bindgen(constructor, catch)]
+    fn new(name: &str) -> Result<BroadcastChannel, JsValue>;
+
+    #[wasm_bindgen(method, js_name = postMessage)]
+    fn post(this: &BroadcastChannel, message: &JsValue);
+
+    #[wasm_bindgen(method, setter, js_name = onmessage)]
+    fn set_on_message(this: &BroadcastChannel, handler: &JsValue);
+}
+
+/// The channel's name: one per module, whatever the page.
+const CHANNEL: &str = "retry-budget:origin-blocks";
+
+/// The registry of a single-threaded wasm instance.
+struct Single(RefCell<Registry>);
+
+// SAFETY: wasm32 without the `atomics` feature runs on one thread; nothing here is shared
+// with another.
+unsafe impl Sync for Single {}
+
+static REGISTRY: Single = Single(RefCell::new(Registry {
+    blocks: Vec::new(),
+    listeners: Vec::new(),
+    channel: None,
+}));
+
+/// Works on the registry; `None` if it is in use (a listener that announces while it is being
+/// told), which the callers treat as "nothing to do".
+fn with<T>(f: impl FnOnce(&mut Registry) -> T) -> Option<T> {
+    REGISTRY.0.try_borrow_mut().ok().map(|mut r| f(&mut r))
+}
+
+/// The latest end of the blocks of `origin` in force now that an action sharing as `share`
+/// hears of, in shared-clock milliseconds.
+pub(crate) fn blocked_until(origin: &str, share: Share) -> Option<f64> {
+    if share == Share::None {
+        return None;
+    }
+    with(|r| {
+        r.forget_ended();
+        r.blocks
+            .iter()
+            .filter(|b| b.origin == origin && (share == Share::Tabs || !b.from_tabs))
+            .map(|b| b.until_ms)
+            .reduce(f64::max)
+    })
+    .flatten()
+}
+
+/// Registers `listener` for the blocks of `origin` others learn; it is forgotten once the
+/// action drops it.
+pub(crate) fn listen(origin: &str, share: Share, listener: &Listener) {
+    if share == Share::None {
+        return;
+    }
+    with(|r| {
+        r.listeners.retain(|(_, _, l)| l.strong_count() > 0);
+        r.listeners
+            .push((origin.to_owned(), share, Rc::downgrade(listener)));
+        if share == Share::Tabs && r.channel.is_none() {
+            r.channel = Channel::open();
+        }
+    });
+}
+
+/// An action's own response blocked `origin` until `until_ms`: tell the other actions that
+/// share it (and, with `Tabs`, the other tabs).
+pub(crate) fn announce(origin: &str, until_ms: f64, share: Share, from: &Listener) {
+    if share == Share::None {
+        return;
+    }
+    let told = with(|r| {
+        r.learn(origin, until_ms, false);
+        if share == Share::Tabs {
+            if let Some(channel) = &r.channel {
+                channel.port.post(&message(origin, until_ms));
+            }
+        }
+        r.listeners_of(origin, false, Some(from))
+    });
+    for listener in told.unwrap_or_default() {
+        listener(until_ms);
+    }
+}
+
+/// Every block in force: `[{ origin, until_s }]`, `until_s` in seconds from now.
+pub(crate) fn in_force() -> Vec<(String, f64)> {
+    with(|r| {
+        r.forget_ended();
+        let now = shared_now_ms();
+        let mut out: Vec<(String, f64)> = Vec::new();
+        for b in &r.blocks {
+            let left = (b.until_ms - now) / 1000.0;
+            match out.iter_mut().find(|(o, _)| *o == b.origin) {
+                Some(entry) => entry.1 = entry.1.max(left),
+                None => out.push((b.origin.clone(), left)),
+            }
+        }
+        out
+    })
+    .unwrap_or_default()
+}
+
+impl Registry {
+    fn forget_ended(&mut self) {
+        let now = shared_now_ms();
+        self.blocks.retain(|b| b.until_ms > now);
+    }
+
+    /// Keeps the latest end per origin and source.
+    fn learn(&mut self, origin: &str, until_ms: f64, from_tabs: bool) {
+        self.forget_ended();
+        match self
+            .blocks
+            .iter_mut()
+            .find(|b| b.origin == origin && b.from_tabs == from_tabs)
+        {
+            Some(block) => block.until_ms = block.until_ms.max(until_ms),
+            None => self.blocks.push(Block {
+                origin: origin.to_owned(),
+                until_ms,
+                from_tabs,
+            }),
+        }
+    }
+
+    /// The live listeners of `origin` (those sharing with tabs only, for a block from another
+    /// tab), but `except`.
+    fn listeners_of(
+        &mut self,
+        origin: &str,
+        from_tabs: bool,
+        except: Option<&Listener>,
+    ) -> Vec<Listener> {
+        self.listeners.retain(|(_, _, l)| l.strong_count() > 0);
+        self.listeners
+            .iter()
+            .filter(|(o, share, _)| o == origin && (!from_tabs || *share == Share::Tabs))
+            .filter_map(|(_, _, l)| l.upgrade())
+            .filter(|l| !except.is_some_and(|e| Rc::ptr_eq(l, e)))
+            .collect()
+    }
+}
+
+impl Channel {
+    /// Opens the channel; `None` where there is no `BroadcastChannel`.
+    fn open() -> Option<Channel> {
+        let has = Js(global())
+            .member("BroadcastChannel")
+            .is_some_and(|c| c.0.is_function());
+        if !has {
+            return None;
+        }
+        let port = BroadcastChannel::new(CHANNEL).ok()?;
+        let on_message = Closure::new(|event: JsValue| {
+            let data = Js(event).member("data");
+            let origin = data
+                .as_ref()
+                .and_then(|d| d.member("origin"))
+                .and_then(|o| o.string());
+            let until = data
+                .as_ref()
+                .and_then(|d| d.member("until_ms"))
+                .and_then(|u| u.float());
+            if let (Some(origin), Some(until_ms)) = (origin, until.filter(|u| u.is_finite())) {
+                heard_from_tabs(&origin, until_ms);
+            }
+        });
+        port.set_on_message(on_message.as_ref().unchecked_ref());
+        Some(Channel {
+            port,
+            _on_message: on_message,
+        })
+    }
+}
+
+/// Another tab announced a block of `origin`.
+fn heard_from_tabs(origin: &str, until_ms: f64) {
+    let told = with(|r| {
+        r.learn(origin, until_ms, true);
+        r.listeners_of(origin, true, None)
+    });
+    for listener in told.unwrap_or_default() {
+        listener(until_ms);
+    }
+}
+
+/// `{ origin, until_ms }`.
+fn message(origin: &str, until_ms: f64) -> JsValue {
+    let object = js_sys::Object::new();
+    crate::js::set(&object, "origin", &JsValue::from_str(origin));
+    crate::js::set(&object, "until_ms", &JsValue::from_f64(until_ms));
+    object.into()
+}
