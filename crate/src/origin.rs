@@ -146,9 +146,13 @@ pub(crate) fn announce(origin: &str, until_ms: f64, share: Share, from: &Listene
     }
 }
 
-/// Every block in force: `[{ origin, until_s }]`, `until_s` in seconds from now.
+/// Every block in force: `[{ origin, until_s }]`, `until_s` in seconds from now. A page that
+/// asks starts hearing the other tabs (and asks them for the blocks they know).
 pub(crate) fn in_force() -> Vec<(String, f64)> {
     with(|r| {
+        if r.channel.is_none() {
+            r.channel = Channel::open();
+        }
         r.forget_ended();
         let now = shared_now_ms();
         let mut out: Vec<(String, f64)> = Vec::new();
@@ -216,25 +220,41 @@ impl Channel {
         }
         let port = BroadcastChannel::new(CHANNEL).ok()?;
         let on_message = Closure::new(|event: JsValue| {
-            let data = Js(event).member("data");
-            let origin = data
-                .as_ref()
-                .and_then(|d| d.member("origin"))
-                .and_then(|o| o.string());
-            let until = data
-                .as_ref()
-                .and_then(|d| d.member("until_ms"))
-                .and_then(|u| u.float());
+            let Some(data) = Js(event).member("data") else {
+                return;
+            };
+            if data.member("ask").is_some() {
+                return answer_tabs();
+            }
+            let origin = data.member("origin").and_then(|o| o.string());
+            let until = data.member("until_ms").and_then(|u| u.float());
             if let (Some(origin), Some(until_ms)) = (origin, until.filter(|u| u.is_finite())) {
                 heard_from_tabs(&origin, until_ms);
             }
         });
         port.set_on_message(on_message.as_ref().unchecked_ref());
+        // A tab that opens late asks the others for the blocks they know.
+        let ask = js_sys::Object::new();
+        crate::js::set(&ask, "ask", &JsValue::TRUE);
+        port.post(&ask);
         Some(Channel {
             port,
             _on_message: on_message,
         })
     }
+}
+
+/// Another tab asked for the blocks in force: each learned here (from this page's actions or
+/// from tabs) goes out as an announcement.
+fn answer_tabs() {
+    with(|r| {
+        r.forget_ended();
+        if let Some(channel) = &r.channel {
+            for block in &r.blocks {
+                channel.port.post(&message(&block.origin, block.until_ms));
+            }
+        }
+    });
 }
 
 /// Another tab announced a block of `origin`.

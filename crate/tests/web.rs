@@ -27,6 +27,18 @@ wasm_bindgen_test_configure!(run_in_browser);
 extern "C" {
     #[wasm_bindgen(js_name = nowMs)]
     fn now_ms() -> f64;
+
+    type OtherTab;
+    #[wasm_bindgen(constructor)]
+    fn new() -> OtherTab;
+    #[wasm_bindgen(method)]
+    fn announce(this: &OtherTab, origin: &str, in_ms: f64);
+    #[wasm_bindgen(method)]
+    fn ask(this: &OtherTab);
+    #[wasm_bindgen(method, js_name = heardJson)]
+    fn heard_json(this: &OtherTab) -> String;
+    #[wasm_bindgen(method)]
+    fn close(this: &OtherTab);
     #[wasm_bindgen(js_name = sleep)]
     fn sleep_promise(ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hideThenShow)]
@@ -1489,6 +1501,66 @@ async fn jitter_spreads_starts_after_a_shared_block_never_before() {
     assert!(
         last - first > 20.0,
         "six draws gave one instant: {starts:?}"
+    );
+    assert_clean();
+}
+
+/// With `share: "tabs"`, a block another tab announces reaches this page: `rateLimits()` lists
+/// it and a tabs-sharing action waits for it, while a page-sharing one does not hear it; a tab
+/// that asks is told the blocks this page knows.
+#[wasm_bindgen_test]
+async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
+    let origin = "http://tabs.invalid";
+    let url = "http://tabs.invalid/palettes";
+    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    // Listening to the other tabs starts with the first look.
+    to_json(&retry_budget::rate_limits());
+    let tab = OtherTab::new();
+    let t0 = now_ms();
+    tab.announce(origin, 800.0);
+    sleep(60.0).await;
+    let limits = to_json(&retry_budget::rate_limits());
+    let listed = limits
+        .as_array()
+        .expect("an array")
+        .iter()
+        .find(|l| l["origin"] == origin)
+        .cloned()
+        .unwrap_or_else(|| panic!("the other tab's block is listed: {limits}"));
+    let left = num(&listed["until_s"]);
+    assert!(left > 0.5 && left <= 0.75, "until_s {left}");
+    // While the block lasts, a tab that asks is told of it.
+    tab.ask();
+
+    let fetch_tabs = ScriptedFetch::new(&ok.to_string());
+    let tabs = start(url, &sharing("tabs", &policy, &fetch_tabs));
+    let fetch_page = ScriptedFetch::new(&ok.to_string());
+    let page = start(url, &sharing("page", &policy, &fetch_page));
+    let (report_tabs, report_page) = (resolved(tabs).await, resolved(page).await);
+    assert_eq!(report_tabs["outcome"], "success", "{report_tabs}");
+    assert_eq!(report_page["outcome"], "success", "{report_page}");
+    let first_tabs = calls(&fetch_tabs)[0].start_ms - t0;
+    let first_page = calls(&fetch_page)[0].start_ms - t0;
+    assert!(
+        first_tabs >= 800.0 - 5.0,
+        "the tabs action went at {first_tabs} ms, inside the block"
+    );
+    assert!(
+        first_page < 300.0,
+        "a page-sharing action heard another tab: {first_page} ms"
+    );
+
+    let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");
+    tab.close();
+    assert!(
+        heard
+            .as_array()
+            .expect("messages")
+            .iter()
+            .any(|m| m["origin"] == origin),
+        "an asking tab is told the blocks in force: {heard}"
     );
     assert_clean();
 }

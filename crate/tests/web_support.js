@@ -243,3 +243,29 @@ export function describeError(error) {
     report: error && error.report !== undefined ? error.report : null,
   });
 }
+
+/**
+ * Another tab, as the module's BroadcastChannel sees one: a channel of the same name in this
+ * document (a message reaches every other channel of that name, the sender's own excepted).
+ * `announce` posts a block ending `inMs` from now on the shared clock; `heard` lists what the
+ * module sent, as JSON.
+ */
+export class OtherTab {
+  constructor() {
+    this.messages = [];
+    this.channel = new BroadcastChannel("retry-budget:origin-blocks");
+    this.channel.onmessage = (event) => this.messages.push(event.data);
+  }
+  announce(origin, inMs) {
+    this.channel.postMessage({ origin, until_ms: performance.timeOrigin + performance.now() + inMs });
+  }
+  ask() {
+    this.channel.postMessage({ ask: true });
+  }
+  heardJson() {
+    return JSON.stringify(this.messages);
+  }
+  close() {
+    this.channel.close();
+  }
+}
