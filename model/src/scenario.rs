@@ -416,7 +416,7 @@ impl Node for &Json {
             return Vec::new();
         };
         let mut keys: Vec<String> = members.iter().map(|(k, _)| k.to_string()).collect();
-        keys.sort();
+        keys.sort_unstable();
         keys
     }
 
