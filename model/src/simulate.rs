@@ -33,7 +33,7 @@ pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
     order.sort_unstable();
     let blocks: Vec<_> = order
         .into_iter()
-        .map(|(_, i)| scenario.origin_blocks[i].clone())
+        .map(|(_, i)| scenario.origin_blocks[i])
         .collect();
     // The blocks at 0 are known at the press, unless the user leaves then too (leaving wins).
     let leaves_at_start = scenario.user_leaves_at == Some(Duration::ZERO);
