@@ -839,9 +839,10 @@ impl Action {
                 };
                 match date.resolve(receipt) {
                     Some(when) => {
-                        // A past date clamps to zero; the local floor applies after. A date past
-                        // the clock's range (after 2262) is later than any budget: saturate the
-                        // delay, as for huge delay-seconds, rather than report a clamped one.
+                        // A past date clamps to zero; the local floor applies after. Every year
+                        // an HTTP-date can write is exact; should arithmetic ever saturate, the
+                        // date is later than any budget: saturate the delay, as for huge
+                        // delay-seconds, rather than report a clamped one.
                         let delay = if when.is_saturated() && when > receipt {
                             Duration::MAX
                         } else {

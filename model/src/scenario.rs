@@ -671,15 +671,6 @@ impl Reader<'_> {
                 ),
             ));
         };
-        if at.is_saturated() {
-            return Err(self.error(
-                FIELD,
-                quoted_then(
-                    &s,
-                    " is outside the years 1678-2261 that the clock can represent",
-                ),
-            ));
-        }
         Ok(at)
     }
 

@@ -6,86 +6,118 @@
 use core::time::Duration;
 
 const NANOS_PER_SEC: i64 = 1_000_000_000;
-const NANOS_PER_MILLI: i64 = 1_000_000;
-const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SEC;
 /// Days from 0000-03-01 (the start of the algorithm's era 0) to 1970-01-01.
 const DAYS_0000_03_01_TO_EPOCH: i64 = 719_468;
 /// Days in one 400-year Gregorian cycle.
 const DAYS_PER_ERA: i64 = 146_097;
 
-/// A UTC instant in nanoseconds since the Unix epoch. Saturates at the ends of i64 (about years
-/// 1677 and 2262): an HTTP-date outside that range is either long past or later than any budget,
-/// so saturation keeps its meaning.
+/// A UTC instant: whole seconds since the Unix epoch and the nanoseconds after them. i64
+/// seconds reach far beyond any year an HTTP-date can write (0000-9999), so every wall clock
+/// and every date is held exactly; only arithmetic at the ends of i64 saturates, and a
+/// saturated instant is either long past or later than any budget.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct UtcTime(i64);
+pub struct UtcTime {
+    secs: i64,
+    /// 0..1_000_000_000.
+    nanos: u32,
+}
 
 impl UtcTime {
     /// 1970-01-01T00:00:00Z.
-    pub const UNIX_EPOCH: UtcTime = UtcTime(0);
+    pub const UNIX_EPOCH: UtcTime = UtcTime { secs: 0, nanos: 0 };
+
+    /// The latest instant: where arithmetic saturates.
+    const MAX: UtcTime = UtcTime {
+        secs: i64::MAX,
+        nanos: 999_999_999,
+    };
 
     /// The instant `nanos` nanoseconds after the Unix epoch (before it when negative).
     pub const fn from_unix_nanos(nanos: i64) -> Self {
-        UtcTime(nanos)
+        UtcTime {
+            secs: nanos.div_euclid(NANOS_PER_SEC),
+            // rem_euclid is 0..1e9, which fits.
+            nanos: nanos.rem_euclid(NANOS_PER_SEC) as u32,
+        }
     }
 
-    /// Nanoseconds since the Unix epoch (negative before it).
-    pub const fn unix_nanos(self) -> i64 {
-        self.0
+    /// Nanoseconds since the Unix epoch (negative before it), exactly.
+    pub const fn unix_nanos(self) -> i128 {
+        self.secs as i128 * NANOS_PER_SEC as i128 + self.nanos as i128
     }
 
-    /// Whether this instant sits at an end of the range, where a real time may have been
-    /// clamped. A clamped *receipt* time would skew every delay measured from it, so receipt
-    /// clocks reject it; a clamped *target* date keeps its meaning (long past, or beyond any
-    /// budget).
+    /// Whole seconds since the Unix epoch, rounded down.
+    pub const fn unix_secs(self) -> i64 {
+        self.secs
+    }
+
+    /// Whether this instant sits at an end of the range, where arithmetic saturated. A
+    /// saturated *receipt* time would skew every delay measured from it, so receipt clocks
+    /// reject it; a saturated *target* date keeps its meaning (long past, or beyond any budget).
     pub const fn is_saturated(self) -> bool {
-        self.0 == i64::MIN || self.0 == i64::MAX
+        self.secs == i64::MIN || self.secs == i64::MAX
     }
 
-    /// The instant `secs` whole seconds after the Unix epoch, saturating at the ends of the range.
-    pub fn from_unix_secs(secs: i64) -> Self {
-        UtcTime(secs.saturating_mul(NANOS_PER_SEC))
+    /// The instant `secs` whole seconds after the Unix epoch.
+    pub const fn from_unix_secs(secs: i64) -> Self {
+        UtcTime { secs, nanos: 0 }
     }
 
     /// The instant `ms` milliseconds after the Unix epoch, as JavaScript's `Date.now()` reports
     /// it. `None` for NaN or an infinity (no clock evidence); finite values out of range saturate.
     ///
-    /// Whole milliseconds and the fraction are converted separately, so a present-day timestamp
+    /// Whole seconds and the fraction are converted separately, so a present-day timestamp
     /// keeps sub-microsecond precision instead of losing it to the 53-bit f64 mantissa.
     pub fn from_unix_millis(ms: f64) -> Option<Self> {
         if !ms.is_finite() {
             return None;
         }
-        let whole = ms.trunc();
-        // Float-to-int `as` saturates (and the fraction is within (-1, 1) ms): no wrap, no panic.
-        let whole_nanos = (whole as i64).saturating_mul(NANOS_PER_MILLI);
-        let frac_nanos = ((ms - whole) * 1_000_000.0) as i64;
-        Some(UtcTime(whole_nanos.saturating_add(frac_nanos)))
+        let secs = (ms / 1000.0).floor();
+        // In [0, 1000) ms (a hair more from rounding: clamped below 1 s).
+        let rest_ms = (ms - secs * 1000.0).max(0.0);
+        // Float-to-int `as` saturates: no wrap, no panic.
+        let nanos = ((rest_ms * 1_000_000.0) as u32).min(999_999_999);
+        Some(UtcTime {
+            secs: secs as i64,
+            nanos,
+        })
     }
 
     /// This instant moved `d` later, saturating at the end of the range.
     pub fn saturating_add(self, d: Duration) -> Self {
-        // u64::MAX nanoseconds already spans the whole i64 range, so clamping there loses nothing.
-        let nanos = d
-            .as_secs()
-            .checked_mul(1_000_000_000)
-            .and_then(|n| n.checked_add(u64::from(d.subsec_nanos())))
-            .unwrap_or(u64::MAX);
-        UtcTime(self.0.saturating_add_unsigned(nanos))
+        let mut nanos = self.nanos + d.subsec_nanos();
+        let mut carry = 0;
+        if nanos >= 1_000_000_000 {
+            nanos -= 1_000_000_000;
+            carry = 1;
+        }
+        let secs = i64::try_from(d.as_secs())
+            .ok()
+            .and_then(|s| self.secs.checked_add(s))
+            .and_then(|s| s.checked_add(carry));
+        match secs {
+            Some(secs) => UtcTime { secs, nanos },
+            None => UtcTime::MAX,
+        }
     }
 
     /// How long after `earlier` this instant is; zero when it is not after it.
     pub fn saturating_duration_since(self, earlier: UtcTime) -> Duration {
-        if self.0 <= earlier.0 {
-            Duration::ZERO
-        } else {
-            // `abs_diff` of two i64 always fits in u64.
-            Duration::from_nanos(self.0.abs_diff(earlier.0))
+        if self <= earlier {
+            return Duration::ZERO;
         }
+        // `abs_diff` of two i64 always fits in u64; self > earlier, so a borrow leaves it >= 0.
+        let (mut secs, mut nanos) = (self.secs.abs_diff(earlier.secs), self.nanos);
+        if nanos < earlier.nanos {
+            secs -= 1;
+            nanos += 1_000_000_000;
+        }
+        Duration::new(secs, nanos - earlier.nanos)
     }
 
     /// The proleptic Gregorian year (UTC) this instant falls in.
     pub fn year(self) -> i64 {
-        civil_from_days(self.0.div_euclid(NANOS_PER_DAY)).0
+        civil_from_days(self.secs.div_euclid(86_400)).0
     }
 }
 
@@ -248,7 +280,8 @@ mod tests {
 
     #[test]
     fn constructors() {
-        let cases: &[(&str, UtcTime, i64)] = &[
+        const NS: i128 = 1_000_000_000;
+        let cases: &[(&str, UtcTime, i128)] = &[
             ("epoch", UtcTime::UNIX_EPOCH, 0),
             ("nanos", UtcTime::from_unix_nanos(-5), -5),
             (
@@ -258,14 +291,19 @@ mod tests {
             ),
             ("secs negative", UtcTime::from_unix_secs(-1), -1_000_000_000),
             (
-                "secs saturate high",
-                UtcTime::from_unix_secs(i64::MAX),
-                i64::MAX,
+                "year 9999 is exact",
+                UtcTime::from_unix_secs(253_402_300_799),
+                253_402_300_799 * NS,
             ),
             (
-                "secs saturate low",
+                "the whole i64 range of seconds, high",
+                UtcTime::from_unix_secs(i64::MAX),
+                i64::MAX as i128 * NS,
+            ),
+            (
+                "the whole i64 range of seconds, low",
                 UtcTime::from_unix_secs(i64::MIN),
-                i64::MIN,
+                i64::MIN as i128 * NS,
             ),
         ];
         for &(name, time, want) in cases {
@@ -275,7 +313,8 @@ mod tests {
 
     #[test]
     fn from_unix_millis() {
-        let cases: &[(&str, f64, Option<i64>)] = &[
+        const NS: i128 = 1_000_000_000;
+        let cases: &[(&str, f64, Option<i128>)] = &[
             ("zero", 0.0, Some(0)),
             ("negative zero", -0.0, Some(0)),
             (
@@ -290,9 +329,13 @@ mod tests {
                 1_704_110_400_000.25,
                 Some(1_704_110_400_000_250_000),
             ),
-            ("saturates high", 1e300, Some(i64::MAX)),
-            ("saturates low", -1e300, Some(i64::MIN)),
-            ("max f64", f64::MAX, Some(i64::MAX)),
+            (
+                "year 9999",
+                253_402_300_799_000.0,
+                Some(253_402_300_799 * NS),
+            ),
+            ("saturates high", 1e300, Some(i64::MAX as i128 * NS)),
+            ("saturates low", -1e300, Some(i64::MIN as i128 * NS)),
             ("nan", f64::NAN, None),
             ("+inf", f64::INFINITY, None),
             ("-inf", f64::NEG_INFINITY, None),
@@ -304,37 +347,46 @@ mod tests {
                 "{name}"
             );
         }
+        let max = UtcTime::from_unix_millis(f64::MAX).expect("finite");
+        assert!(max.is_saturated(), "the largest f64 saturates: {max:?}");
     }
 
     #[test]
     fn saturating_add() {
-        let cases: &[(&str, i64, Duration, i64)] = &[
+        let end = UtcTime::MAX.unix_nanos();
+        let cases: &[(&str, i64, Duration, i128)] = &[
             ("zero", 5, Duration::ZERO, 5),
             ("seconds and nanos", 0, Duration::new(3, 7), 3_000_000_007),
             ("from negative", -10, Duration::from_nanos(4), -6),
             (
-                "saturates at max",
+                "carries into the seconds",
+                999_999_999,
+                Duration::from_nanos(2),
+                1_000_000_001,
+            ),
+            (
+                "past i64 nanoseconds, exactly",
                 i64::MAX - 1,
                 Duration::from_nanos(5),
-                i64::MAX,
+                i64::MAX as i128 + 4,
             ),
             (
-                "huge duration from the far past",
-                i64::MIN,
-                Duration::MAX,
-                i64::MAX,
-            ),
-            (
-                "full range from the far past",
+                "full range of u64 nanoseconds from the far past",
                 i64::MIN,
                 Duration::from_nanos(u64::MAX),
-                i64::MAX,
+                i64::MAX as i128,
             ),
             (
                 "duration just over i64 nanos",
                 0,
                 Duration::from_nanos(i64::MAX as u64 + 1),
-                i64::MAX,
+                i64::MAX as i128 + 1,
+            ),
+            (
+                "a duration past i64 seconds saturates",
+                i64::MIN,
+                Duration::MAX,
+                end,
             ),
         ];
         for &(name, start, d, want) in cases {

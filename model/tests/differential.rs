@@ -11,10 +11,8 @@
 //!   pivots at 70 (00-69 = 20xx, 70-99 = 19xx) whatever the receipt.
 //! - [`LEAP_SECOND`]: `23:59:60` is a leap second for us (the next day's 00:00:00); httpdate
 //!   rejects second 60.
-//! - [`BEFORE_1970`]: httpdate's range starts at 1970; ours goes back to year 0 (saturating at
-//!   `UtcTime`'s start, 1677-09-21, for earlier dates).
-//! - [`AFTER_2262`]: `UtcTime` is i64 nanoseconds, so our dates after 2262-04-11T23:47:16Z
-//!   saturate to its end ("beyond any budget"); httpdate goes to 9999.
+//! - [`BEFORE_1970`]: httpdate's range starts at 1970; ours goes back to year 0, exactly.
+//!   Both read every later year to 9999 alike (`UtcTime` holds i64 seconds).
 //! - [`WHITESPACE_OWS`] / [`WHITESPACE_OTHER`]: httpdate trims all ASCII whitespace around a
 //!   date; `HttpDate::parse` trims none. `RetryAfter::parse` trims SP and HTAB (HTTP's OWS)
 //!   before it, so at the header level only CR, LF, VT and FF around a date differ.
@@ -42,7 +40,6 @@ use retry_budget_model::utc::UtcTime;
 const TWO_DIGIT_YEAR: &str = "two-digit year: RFC 9110 50-year rule vs httpdate's pivot at 70";
 const LEAP_SECOND: &str = "leap second 23:59:60: accepted by us only";
 const BEFORE_1970: &str = "before 1970: accepted by us only";
-const AFTER_2262: &str = "after 2262-04-11: our i64-nanosecond clock saturates";
 const WHITESPACE_OWS: &str = "SP/HTAB around the date: httpdate trims (so does RetryAfter)";
 const WHITESPACE_OTHER: &str = "CR/LF/VT/FF around the date: httpdate trims, we never do";
 const RFC850_SEPARATOR: &str = "RFC 850 byte before the hour: httpdate does not check it";
@@ -81,7 +78,7 @@ fn receipt(unix_secs: i64) -> UtcTime {
 fn ours(text: &str, receipt: UtcTime) -> Option<i128> {
     HttpDate::parse(text)
         .and_then(|date| date.resolve(receipt))
-        .map(|t| i128::from(t.unix_nanos()))
+        .map(UtcTime::unix_nanos)
 }
 
 /// httpdate's reading, in nanoseconds since the epoch.
@@ -206,12 +203,6 @@ fn explain(
         }
         if value < 0 {
             reasons.push(BEFORE_1970);
-            return Ok(());
-        }
-    }
-    if let (Some(value), Some(their)) = (ours_value, theirs_value) {
-        if value == i128::from(i64::MAX) && their > value {
-            reasons.push(AFTER_2262);
             return Ok(());
         }
     }
@@ -628,7 +619,6 @@ fn generated_dates_agree_or_differ_deliberately() {
         TWO_DIGIT_YEAR,
         LEAP_SECOND,
         BEFORE_1970,
-        AFTER_2262,
         WHITESPACE_OWS,
         WHITESPACE_OTHER,
         RFC850_SEPARATOR,
@@ -758,9 +748,6 @@ struct Named {
     reason: Option<&'static str>,
 }
 
-/// Seconds of i64::MAX nanoseconds: where our clock ends (2262-04-11T23:47:16Z).
-const OUR_END_S: i128 = 9_223_372_036;
-
 #[rustfmt::skip]
 const NAMED: &[Named] = &[
     // ---- the same reading
@@ -858,15 +845,15 @@ const NAMED: &[Named] = &[
         receipt: FIXTURE_CLOCK, ours: Some(1_704_067_200), theirs: None, reason: Some(LEAP_SECOND) },
     Named { name: "one second before the epoch", text: "Wed, 31 Dec 1969 23:59:59 GMT",
         receipt: FIXTURE_CLOCK, ours: Some(-1), theirs: None, reason: Some(BEFORE_1970) },
-    // Year 0 is proleptic Gregorian and a Saturday; it saturates to our clock's start.
-    Named { name: "year 0000 saturates to our start", text: "Sat, 01 Jan 0000 00:00:00 GMT",
-        receipt: FIXTURE_CLOCK, ours: Some(-9_223_372_037), theirs: None, reason: Some(BEFORE_1970) },
-    Named { name: "the last second httpdate reads", text: "Fri, 31 Dec 9999 23:59:59 GMT",
-        receipt: FIXTURE_CLOCK, ours: Some(OUR_END_S), theirs: Some(253_402_300_799), reason: Some(AFTER_2262) },
-    Named { name: "the day after our clock's end", text: "Sat, 12 Apr 2262 00:00:00 GMT",
-        receipt: FIXTURE_CLOCK, ours: Some(OUR_END_S), theirs: Some(9_223_372_800), reason: Some(AFTER_2262) },
-    Named { name: "the last whole second before our clock's end", text: "Fri, 11 Apr 2262 23:47:16 GMT",
-        receipt: FIXTURE_CLOCK, ours: Some(OUR_END_S), theirs: Some(OUR_END_S), reason: None },
+    // Year 0 is proleptic Gregorian and a Saturday; our clock holds it exactly.
+    Named { name: "year 0000 is exact", text: "Sat, 01 Jan 0000 00:00:00 GMT",
+        receipt: FIXTURE_CLOCK, ours: Some(-62_167_219_200), theirs: None, reason: Some(BEFORE_1970) },
+    Named { name: "the last second an HTTP-date can write", text: "Fri, 31 Dec 9999 23:59:59 GMT",
+        receipt: FIXTURE_CLOCK, ours: Some(253_402_300_799), theirs: Some(253_402_300_799), reason: None },
+    Named { name: "the day after i64 nanoseconds end", text: "Sat, 12 Apr 2262 00:00:00 GMT",
+        receipt: FIXTURE_CLOCK, ours: Some(9_223_372_800), theirs: Some(9_223_372_800), reason: None },
+    Named { name: "the last whole second of i64 nanoseconds", text: "Fri, 11 Apr 2262 23:47:16 GMT",
+        receipt: FIXTURE_CLOCK, ours: Some(9_223_372_036), theirs: Some(9_223_372_036), reason: None },
     Named { name: "leading and trailing spaces", text: " Sun, 06 Nov 1994 08:49:37 GMT ",
         receipt: FIXTURE_CLOCK, ours: None, theirs: Some(784_111_777), reason: Some(WHITESPACE_OWS) },
     Named { name: "leading tab", text: "\tSun, 06 Nov 1994 08:49:37 GMT",

@@ -370,9 +370,7 @@ fn arb_case_with(full: bool) -> BoxedStrategy<Case> {
     );
     (arb_policy(), wall)
         .prop_flat_map(move |(policy, wall)| {
-            let base = wall.map_or(DEFAULT_BASE_SECS, |w| {
-                w.unix_nanos().div_euclid(1_000_000_000)
-            });
+            let base = wall.map_or(DEFAULT_BASE_SECS, |w| w.unix_secs());
             let n = usize::try_from(policy.max_attempts).unwrap_or(1);
             let count = if full {
                 Just(n).boxed()
