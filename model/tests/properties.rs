@@ -541,8 +541,7 @@ fn expected_delay(
         Oracle::Seconds(s) => Some((Duration::from_secs(s), true)),
         Oracle::Date(at) => {
             let wall = case.scenario.wall_clock_at_start?;
-            let receipt_utc =
-                i128::from(wall.unix_nanos()) + i128::try_from(receipt.as_nanos()).unwrap();
+            let receipt_utc = wall.unix_nanos() + i128::try_from(receipt.as_nanos()).unwrap();
             let delay = (i128::from(at) * 1_000_000_000 - receipt_utc).max(0);
             Some((Duration::from_nanos(u64::try_from(delay).unwrap()), true))
         }

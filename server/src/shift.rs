@@ -38,7 +38,7 @@ pub fn shift_retry_after(
     if target.is_saturated() || receipt_utc.is_saturated() {
         return None;
     }
-    let offset = i128::from(target.unix_nanos()) - i128::from(receipt_utc.unix_nanos());
+    let offset = target.unix_nanos() - receipt_utc.unix_nanos();
     // Round up to whole seconds: div_euclid rounds toward minus infinity, so negate twice.
     let offset_secs = -((-offset).div_euclid(NANOS_PER_SEC));
     let secs = i128::from(date_secs) + offset_secs;
