@@ -2,6 +2,7 @@
 // from a response is inserted as text (textContent), never as HTML.
 // The full build: the page also runs the model alone (simulate) for its prediction row.
 import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
+import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -155,7 +156,7 @@ function describe(scenario) {
   if (scenario?.timer_late_by_s?.some((s) => s > 0)) notes.push(`Its wait timers are made late by ${scenario.timer_late_by_s.join(", ")} s, as in a throttled background tab.`);
   if (scenario && !scenario.wall_clock_at_start) notes.push("The server sends no usable clock mapping for its date, so the page has no trusted clock to read it.");
   if (scenario?.origin_blocks?.length || scenario?.jitter_draws?.length || scenario?.policy?.jitter_s) {
-    notes.push("Its origin blocks and jitter draws are played by the model row only: the live run does not share blocks between actions yet.");
+    notes.push("Its origin blocks and jitter draws are played by the model row only: in the live run no other action on the origin tells it of a block, and the browser draws its own jitter.");
   }
   $("scenario-note").textContent = notes.join(" ");
   $("scenario-note").hidden = notes.length === 0;
@@ -250,22 +251,30 @@ function policyOf(scenario) {
   };
 }
 
+/** The screen the location names: "about", "dashboard" or "palettes". */
+function screenOf(hash) {
+  if (hash === "#/about") return "about";
+  if (hash === "#/dashboard") return "dashboard";
+  return "palettes";
+}
+
 function route() {
-  const about = location.hash === "#/about";
-  if (about) {
+  const screen = screenOf(location.hash);
+  if (screen !== "palettes" && current) {
     // Leaving the palette screen ends its action.
-    if (current) {
-      const was = current;
-      leaveScreen();
-      showState([
-        "Stopped: you left this screen.",
-        `Run ${was.run.slice(0, 8)} of "${was.scenario}" was abandoned; nothing more was sent.`,
-      ]);
-      document.body.dataset.outcome = "user_left";
-    }
+    const was = current;
+    leaveScreen();
+    showState([
+      "Stopped: you left this screen.",
+      `Run ${was.run.slice(0, 8)} of "${was.scenario}" was abandoned; nothing more was sent.`,
+    ]);
+    document.body.dataset.outcome = "user_left";
   }
-  $("screen-palettes").hidden = about;
-  $("screen-about").hidden = !about;
+  if (screen === "dashboard") showDashboard();
+  else leaveDashboard();
+  $("screen-palettes").hidden = screen !== "palettes";
+  $("screen-about").hidden = screen !== "about";
+  $("screen-dashboard").hidden = screen !== "dashboard";
 }
 
 /** The origin named by `?api=`, if it is a valid http(s) URL; "" (this origin) otherwise. */
@@ -308,6 +317,7 @@ async function main() {
   $("scenario").addEventListener("change", () => describe(selected()));
   $("load").addEventListener("click", load);
   $("leave-route").addEventListener("click", () => { location.hash = "#/about"; });
+  mountDashboard();
   window.addEventListener("hashchange", route);
   window.addEventListener("pageshow", (event) => {
     if (event.persisted) {

@@ -15,8 +15,17 @@ use serde_json::Value;
 
 use crate::faults::{Fault, FaultAt, FaultFile, Faulted};
 
-/// The only collection the fixture service has.
-pub const COLLECTION: &str = "coast";
+/// The collections the fixture service has; the scripted scenario decides every response.
+pub const COLLECTIONS: [&str; 3] = ["coast", "forest", "desert"];
+
+/// The collections, as the service's messages list them: `"coast", "forest", "desert"`.
+pub fn collection_list() -> String {
+    COLLECTIONS
+        .iter()
+        .map(|c| format!("\"{c}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Every loaded scenario, by name.
 #[derive(Debug, Default)]

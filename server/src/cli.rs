@@ -8,7 +8,8 @@ usage: fixture-server [--host HOST] [--port PORT] [--root DIR] [--second-port PO
                       [--mount PREFIX=DIR]...
 
 Serves the page (www/), the wasm packages (crate/pkg/, crate/pkg-full/) and the fixtures, and answers
-GET /palettes?collection=coast&scenario=NAME&run=RUN from the scenarios in DIR/fixtures/*.json.
+GET /palettes?collection=C&scenario=NAME&run=RUN (C: coast, forest or desert) from the scenarios in
+DIR/fixtures/*.json.
 
   --host HOST          address to listen on (default 127.0.0.1)
   --port PORT          port to listen on; 0 picks a free one (default: $PORT, else 8080)

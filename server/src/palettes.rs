@@ -14,7 +14,7 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode,
 use axum::response::{IntoResponse, Response};
 
 use crate::body::FaultBody;
-use crate::catalog::{Loaded, Prepared, PreparedReply, COLLECTION};
+use crate::catalog::{collection_list, Loaded, Prepared, PreparedReply, COLLECTIONS};
 use crate::faults::Fault;
 use crate::log::{unix_ms, Entry, Moment, Outcome, Params, Sent};
 use crate::reply::{origin_of, plain, set_date};
@@ -22,7 +22,7 @@ use crate::serve::Connection;
 use crate::shift::{shift_retry_after, unix_secs};
 use crate::state::{AppState, LogNote, RunState, Withheld};
 
-/// `GET /palettes?collection=coast&scenario=NAME&run=RUN`: the run's next scripted response,
+/// `GET /palettes?collection=C&scenario=NAME&run=RUN` (C one of [`COLLECTIONS`]): the run's next scripted response,
 /// after its scripted duration.
 pub async fn palettes(
     State(app): State<Arc<AppState>>,
@@ -283,21 +283,7 @@ fn find_scenario<'a, 'p>(
     params: &'p Params,
 ) -> Result<(&'p str, &'a Loaded), Refusal> {
     let known = || app.catalog.names().join(", ");
-    match params.collection.as_deref() {
-        Some(COLLECTION) => {}
-        None => {
-            return Err((
-                StatusCode::NOT_FOUND,
-                format!("missing `collection` parameter; the only collection is \"{COLLECTION}\""),
-            ))
-        }
-        Some(other) => {
-            return Err((
-                StatusCode::NOT_FOUND,
-                format!("unknown collection \"{other}\"; the only collection is \"{COLLECTION}\""),
-            ))
-        }
-    }
+    check_collection(params.collection.as_deref())?;
     let Some(name) = params.scenario.as_deref() else {
         return Err((
             StatusCode::NOT_FOUND,
@@ -309,6 +295,27 @@ fn find_scenario<'a, 'p>(
         None => Err((
             StatusCode::NOT_FOUND,
             format!("unknown scenario \"{name}\"; known scenarios: {}", known()),
+        )),
+    }
+}
+
+/// The named collection, checked against [`COLLECTIONS`].
+fn check_collection(collection: Option<&str>) -> Result<(), Refusal> {
+    match collection {
+        Some(known) if COLLECTIONS.contains(&known) => Ok(()),
+        None => Err((
+            StatusCode::NOT_FOUND,
+            format!(
+                "missing `collection` parameter; the collections are {}",
+                collection_list()
+            ),
+        )),
+        Some(other) => Err((
+            StatusCode::NOT_FOUND,
+            format!(
+                "unknown collection \"{other}\"; the collections are {}",
+                collection_list()
+            ),
         )),
     }
 }

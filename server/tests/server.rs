@@ -256,6 +256,22 @@ async fn cors_headers_are_on_every_palettes_response_and_the_preflight() {
 }
 
 #[tokio::test]
+async fn every_collection_is_served_from_the_scripted_scenario() {
+    let root = tiny_root();
+    let server = Server::start(&root.0);
+    for collection in ["coast", "forest", "desert"] {
+        let run = format!("collection-{collection}");
+        let path = format!("/palettes?collection={collection}&scenario=tiny-two&run={run}");
+        let reply = get(&server.at(&path)).await.expect("a response");
+        assert_eq!(reply.status, 429, "{collection}");
+        let log = server.log(&run).await;
+        assert_eq!(log.len(), 1, "{log:?}");
+        assert_eq!(log[0]["collection"], collection);
+        assert_eq!(log[0]["attempt"], 1);
+    }
+}
+
+#[tokio::test]
 async fn bad_requests_get_a_clear_4xx_and_are_logged() {
     let root = tiny_root();
     let server = Server::start(&root.0);
@@ -263,12 +279,12 @@ async fn bad_requests_get_a_clear_4xx_and_are_logged() {
         (
             "/palettes?scenario=tiny-two&run=bad",
             404,
-            "missing `collection` parameter; the only collection is \"coast\"",
+            "missing `collection` parameter; the collections are \"coast\", \"forest\", \"desert\"",
         ),
         (
-            "/palettes?collection=forest&scenario=tiny-two&run=bad",
+            "/palettes?collection=jungle&scenario=tiny-two&run=bad",
             404,
-            "unknown collection \"forest\"; the only collection is \"coast\"",
+            "unknown collection \"jungle\"; the collections are \"coast\", \"forest\", \"desert\"",
         ),
         (
             "/palettes?collection=coast&run=bad",

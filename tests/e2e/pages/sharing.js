@@ -1,0 +1,62 @@
+// The sharing harness: actions on one origin, in one page or in several tabs, started by the
+// end-to-end suite (tests/e2e/tests/sharing.rs) through `window.sharing`. Everything it writes
+// to the page is text.
+import init, { fetchWithBudget, rateLimits } from "/pkg-full/retry_budget.js";
+
+/** Each action started here, by run id: its outcome and report once it has ended. */
+const actions = new Map();
+
+/** The URL of run `run` of scenario `name`, in `collection`. */
+const urlFor = (name, run, collection) =>
+  `/palettes?collection=${encodeURIComponent(collection)}&scenario=${encodeURIComponent(name)}&run=${encodeURIComponent(run)}`;
+
+/** The policy of an action: the defaults, with `jitter_s` when one is asked for. */
+function policyOf(jitter_s) {
+  const policy = { budget_s: 20, max_attempts: 3, attempt_cap_s: 4 };
+  if (jitter_s) policy.jitter_s = jitter_s;
+  return policy;
+}
+
+/** The compact record the test reads back of an ended action. */
+function summary(report) {
+  return {
+    outcome: report.outcome,
+    attempts: report.attempts,
+    elapsed_s: report.elapsed_s,
+    attempt_starts_s: report.attempt_starts_s,
+    last_status: report.last_response?.status ?? null,
+    blocked: report.events.filter((e) => e.event === "blocked"),
+    waits: report.events.filter((e) => e.event === "wait"),
+    visible: report.visible,
+  };
+}
+
+/** Shows every action's state as text. */
+function show() {
+  const lines = [...actions].map(([run, a]) => `${run}: ${a.done ? a.done.outcome : "running"}`);
+  document.getElementById("runs").textContent = lines.join("\n") || "None yet.";
+}
+
+/** Starts an action of `scenario` as run `run`; `share` and `jitter_s` as given. */
+function start({ scenario, run, share = "page", jitter_s = 0, collection = "coast" }) {
+  const record = { done: null, error: null };
+  actions.set(run, record);
+  fetchWithBudget(urlFor(scenario, run, collection), { policy: policyOf(jitter_s), share })
+    .then((report) => { record.done = summary(report); })
+    .catch((e) => { record.error = String(e?.message ?? e); })
+    .finally(show);
+  show();
+  return run;
+}
+
+/** The ended action's record, `{ error }` if it failed to run, or null while it runs. */
+function result(run) {
+  const record = actions.get(run);
+  if (!record) return { error: `no action ${run}` };
+  if (record.error) return { error: record.error };
+  return record.done;
+}
+
+window.sharing = { start, result, rateLimits: () => rateLimits() };
+
+init().then(() => { document.body.dataset.ready = "true"; });

@@ -1,0 +1,472 @@
+//! Shared rate limits, live, in headless Chromium and Firefox against the fixture server
+//! (`scenario-format.md`, section 4): a 429 with `Retry-After` blocks its origin, and the other
+//! actions of the page, or of other tabs with `share: "tabs"`, send nothing to it until the
+//! block ends.
+//!
+//! Every figure is the server's: a block that a 429 announced ends no earlier than the moment
+//! the server sent that 429 plus its delay (the browser received it later), so "a request
+//! arrived no earlier than the block's end" is checked as `arrival_ms >= sent_ms + delay`,
+//! both on the server's clock, with no tolerance.
+//!
+//! - `one_page_*`: two actions at once, the second's retry waits for the first's block; with
+//!   `share: "none"` it comes earlier.
+//! - `two_tabs_*`: a second tab learns the first tab's block and waits for it.
+//! - `pressed_while_blocked_*`: an action pressed during a block sends nothing until it ends,
+//!   and nothing at all when the block cannot fit its budget.
+//! - `jitter_*`: actions with `policy.jitter_s` waiting on one block start after its end,
+//!   spread over a range.
+//! - `dashboard_*`: the Dashboard screen of the page, with a screenshot under
+//!   `target/e2e-artifacts/`.
+
+use std::time::{Duration, Instant};
+
+use fantoccini::Client;
+use serde_json::{json, Value};
+
+use e2e::{
+    browser_tests, click, js, js_with, number, open_ready, run_log, screenshot, session,
+    start_server, text_of, wait_until, Browser,
+};
+
+/// The delay the `dashboard-coast` scenario's 429 asks for, in milliseconds.
+const COAST_DELAY_MS: f64 = 3000.0;
+/// How long an action of the sharing page may take to end.
+const ACTION_LIMIT: Duration = Duration::from_secs(30);
+/// The jitter each action of the jitter case may add, in seconds.
+const JITTER_S: f64 = 2.0;
+/// How many actions wait on one block in the jitter case.
+const JITTERED: usize = 6;
+
+/// Opens the sharing test page.
+async fn open_sharing(client: &Client, base: &str) {
+    open_ready(client, &format!("{base}/e2e/sharing.html")).await;
+}
+
+/// Starts an action in the page: `spec` is `{ scenario, run, share, jitter_s, collection }`.
+async fn start(client: &Client, spec: Value) {
+    js_with(
+        client,
+        "return window.sharing.start(arguments[0])",
+        vec![spec],
+    )
+    .await;
+}
+
+/// A unique run id for `what` in `browser`.
+fn run_id(browser: Browser, what: &str) -> String {
+    format!("{}-sharing-{what}", browser.name())
+}
+
+/// The ended action's record (outcome, attempts, blocked and wait events, visible lines).
+async fn result(client: &Client, run: &str) -> Value {
+    let deadline = Instant::now() + ACTION_LIMIT;
+    loop {
+        let record = js_with(
+            client,
+            "return window.sharing.result(arguments[0])",
+            vec![json!(run)],
+        )
+        .await;
+        if let Some(error) = record.get("error").and_then(Value::as_str) {
+            panic!("run {run}: {error}");
+        }
+        if !record.is_null() {
+            return record;
+        }
+        assert!(Instant::now() < deadline, "run {run} did not end");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// The server's `/palettes` log of `run` once its first `count` responses have been sent.
+async fn sent_log(base: &str, run: &str, count: usize) -> Vec<Value> {
+    let deadline = Instant::now() + ACTION_LIMIT;
+    loop {
+        let log = run_log(base, run).await;
+        if log.iter().filter(|e| e["sent_ms"].is_number()).count() >= count {
+            return log;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "run {run}: {count} responses not sent"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Waits until `rateLimits()` in the page lists a block; returns the list.
+async fn learned_block(client: &Client) -> Value {
+    let script = "return window.sharing.rateLimits().length > 0";
+    assert!(
+        wait_until(client, script, Duration::from_secs(10)).await,
+        "rateLimits() never listed a block"
+    );
+    js(client, "return window.sharing.rateLimits()").await
+}
+
+/// When the server sent a 429 asking for `delay_ms`, plus that delay: the earliest end of the
+/// block it announced, in the server's milliseconds.
+fn block_end(entry: &Value, delay_ms: f64) -> f64 {
+    assert_eq!(entry["status"], 429, "not a 429: {entry}");
+    number(entry, "sent_ms") + delay_ms
+}
+
+/// Arrival times of a log, in seconds after `zero_ms`.
+fn times_after(log: &[Value], zero_ms: f64) -> Vec<String> {
+    log.iter()
+        .map(|e| format!("{:.3}", (number(e, "arrival_ms") - zero_ms) / 1000.0))
+        .collect()
+}
+
+/// Whether the action's trace waited for the origin's block.
+fn waited_for_origin(record: &Value) -> bool {
+    record["waits"]
+        .as_array()
+        .is_some_and(|w| w.iter().any(|e| e["source"] == "origin_block"))
+}
+
+/// Case (a), one share mode: coast (429, `Retry-After: 3`) and forest (429, `Retry-After: 0`)
+/// start at once. Returns the two logs and forest's record.
+async fn coast_and_forest(
+    client: &Client,
+    base: &str,
+    browser: Browser,
+    share: &str,
+) -> (Vec<Value>, Vec<Value>, Value) {
+    open_sharing(client, base).await;
+    let coast = run_id(browser, &format!("pair-{share}-coast"));
+    let forest = run_id(browser, &format!("pair-{share}-forest"));
+    js_with(
+        client,
+        "window.sharing.start(arguments[0]); window.sharing.start(arguments[1]);",
+        vec![
+            json!({ "scenario": "dashboard-coast", "run": coast, "share": share }),
+            json!({ "scenario": "dashboard-forest", "run": forest, "share": share,
+                    "collection": "forest" }),
+        ],
+    )
+    .await;
+    let coast_record = result(client, &coast).await;
+    let forest_record = result(client, &forest).await;
+    assert_eq!(coast_record["outcome"], "success", "{coast_record}");
+    assert_eq!(forest_record["outcome"], "success", "{forest_record}");
+    (
+        run_log(base, &coast).await,
+        run_log(base, &forest).await,
+        forest_record,
+    )
+}
+
+/// Prints what the server saw of one mode of case (a).
+fn print_pair(browser: Browser, share: &str, coast: &[Value], forest: &[Value], end: f64) {
+    let zero = number(&coast[0], "arrival_ms");
+    println!(
+        "{} one page, share {share:?}: coast {} requests at {:?} s, forest {} requests at {:?} s; \
+         the block ends by {:.3} s",
+        browser.name(),
+        coast.len(),
+        times_after(coast, zero),
+        forest.len(),
+        times_after(forest, zero),
+        (end - zero) / 1000.0
+    );
+}
+
+async fn one_page(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    let (coast, forest, record) = coast_and_forest(client, &server.base, browser, "page").await;
+    let end = block_end(&coast[0], COAST_DELAY_MS);
+    print_pair(browser, "page", &coast, &forest, end);
+    assert_eq!((coast.len(), forest.len()), (2, 2));
+    assert!(
+        number(&forest[1], "arrival_ms") >= end,
+        "shared: forest's retry came before the block's end"
+    );
+    assert!(waited_for_origin(&record), "no origin_block wait: {record}");
+
+    let (coast, forest, record) = coast_and_forest(client, &server.base, browser, "none").await;
+    let end = block_end(&coast[0], COAST_DELAY_MS);
+    print_pair(browser, "none", &coast, &forest, end);
+    assert_eq!((coast.len(), forest.len()), (2, 2));
+    assert!(
+        number(&forest[1], "arrival_ms") < end,
+        "not shared: forest's retry should not wait for coast's block"
+    );
+    assert!(!waited_for_origin(&record), "share none waited: {record}");
+    session.close().await;
+}
+
+browser_tests!(one_page: one_page_chromium, one_page_firefox);
+
+/// Opens a second tab on the sharing page and returns both tabs' handles (first, second),
+/// the second one current.
+async fn two_tabs(
+    client: &Client,
+    base: &str,
+) -> (fantoccini::wd::WindowHandle, fantoccini::wd::WindowHandle) {
+    open_sharing(client, base).await;
+    let first = client.window().await.expect("the first tab");
+    let second = client.new_window(true).await.expect("a second tab").handle;
+    client
+        .switch_to_window(second.clone())
+        .await
+        .expect("to the second tab");
+    open_sharing(client, base).await;
+    (first, second)
+}
+
+async fn tabs(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    let (first, second) = two_tabs(client, &server.base).await;
+    let prime = run_id(browser, "tabs-prime");
+    start(
+        client,
+        json!({ "scenario": "dashboard-desert", "run": prime, "share": "tabs" }),
+    )
+    .await;
+    result(client, &prime).await;
+
+    client
+        .switch_to_window(first.clone())
+        .await
+        .expect("to the first tab");
+    let coast = run_id(browser, "tabs-coast");
+    start(
+        client,
+        json!({ "scenario": "dashboard-coast", "run": coast, "share": "tabs" }),
+    )
+    .await;
+    let coast_log = sent_log(&server.base, &coast, 1).await;
+    let end = block_end(&coast_log[0], COAST_DELAY_MS);
+
+    client
+        .switch_to_window(second.clone())
+        .await
+        .expect("to the second tab");
+    let limits = learned_block(client).await;
+    assert_eq!(limits[0]["origin"], server.base.as_str(), "{limits}");
+    let desert = run_id(browser, "tabs-desert");
+    start(
+        client,
+        json!({ "scenario": "dashboard-desert", "run": desert, "share": "tabs" }),
+    )
+    .await;
+    let record = result(client, &desert).await;
+    let desert_log = run_log(&server.base, &desert).await;
+    let zero = number(&coast_log[0], "arrival_ms");
+    println!(
+        "{} two tabs: the second tab's rateLimits() {limits}; its request arrived at {:?} s, \
+         the first tab's block ends by {:.3} s (after the first tab's 429 arrived)",
+        browser.name(),
+        times_after(&desert_log, zero),
+        (end - zero) / 1000.0
+    );
+    assert_eq!(record["outcome"], "success", "{record}");
+    assert_eq!(desert_log.len(), 1);
+    assert!(number(&desert_log[0], "arrival_ms") >= end);
+    assert!(waited_for_origin(&record), "no origin_block wait: {record}");
+    session.close().await;
+}
+
+browser_tests!(tabs: two_tabs_chromium, two_tabs_firefox);
+
+/// Part one of case (c): pressed during coast's block, a request waits for its end.
+async fn pressed_during_fitting_block(client: &Client, base: &str, browser: Browser) {
+    open_sharing(client, base).await;
+    let coast = run_id(browser, "pressed-coast");
+    start(
+        client,
+        json!({ "scenario": "dashboard-coast", "run": coast }),
+    )
+    .await;
+    let learned = Instant::now();
+    let left = learned_block(client).await[0]["until_s"]
+        .as_f64()
+        .expect("until_s");
+    let desert = run_id(browser, "pressed-desert");
+    start(
+        client,
+        json!({ "scenario": "dashboard-desert", "run": desert }),
+    )
+    .await;
+    let before_end = learned + Duration::from_secs_f64((left - 0.3).max(0.0));
+    tokio::time::sleep_until(before_end.into()).await;
+    let early = run_log(base, &desert).await.len();
+    let record = result(client, &desert).await;
+    let coast_log = sent_log(base, &coast, 1).await;
+    let desert_log = run_log(base, &desert).await;
+    let end = block_end(&coast_log[0], COAST_DELAY_MS);
+    println!(
+        "{} pressed while blocked (fits): {early} requests by 0.3 s before the block's end, {} in \
+         all, arriving {:.3} s after it",
+        browser.name(),
+        desert_log.len(),
+        (number(&desert_log[0], "arrival_ms") - end) / 1000.0
+    );
+    assert_eq!(early, 0);
+    assert_eq!(desert_log.len(), 1);
+    assert!(number(&desert_log[0], "arrival_ms") >= end);
+    assert_eq!(record["blocked"][0]["at_s"], 0, "{record}");
+    assert!(waited_for_origin(&record), "{record}");
+}
+
+/// Part two of case (c): pressed during a 30 s block, the action stops at once, sending
+/// nothing.
+async fn pressed_during_long_block(client: &Client, base: &str, browser: Browser) {
+    open_sharing(client, base).await;
+    let long = run_id(browser, "pressed-long");
+    start(
+        client,
+        json!({ "scenario": "dashboard-long-block", "run": long }),
+    )
+    .await;
+    let limits = learned_block(client).await;
+    let desert = run_id(browser, "pressed-cannot-fit");
+    start(
+        client,
+        json!({ "scenario": "dashboard-desert", "run": desert }),
+    )
+    .await;
+    let record = result(client, &desert).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let desert_log = run_log(base, &desert).await;
+    println!(
+        "{} pressed while blocked (cannot fit): rateLimits() {limits}; outcome {}, {} attempts, \
+         {} requests in the server's log; visible {}",
+        browser.name(),
+        record["outcome"],
+        record["attempts"],
+        desert_log.len(),
+        record["visible"]
+    );
+    assert_eq!(record["outcome"], "budget_exhausted");
+    assert_eq!(record["attempts"], 0);
+    assert_eq!(record["last_status"], Value::Null);
+    assert!(desert_log.is_empty(), "{desert_log:?}");
+    let visible = record["visible"].to_string();
+    assert!(visible.contains("No request was sent."), "{visible}");
+    assert_eq!(result(client, &long).await["outcome"], "budget_exhausted");
+}
+
+async fn pressed(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    pressed_during_fitting_block(&session.client, &server.base, browser).await;
+    pressed_during_long_block(&session.client, &server.base, browser).await;
+    session.close().await;
+}
+
+browser_tests!(pressed: pressed_while_blocked_chromium, pressed_while_blocked_firefox);
+
+async fn jitter(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_sharing(client, &server.base).await;
+    let coast = run_id(browser, "jitter-coast");
+    start(
+        client,
+        json!({ "scenario": "dashboard-coast", "run": coast }),
+    )
+    .await;
+    learned_block(client).await;
+    let runs: Vec<String> = (0..JITTERED)
+        .map(|k| run_id(browser, &format!("jitter-{k}")))
+        .collect();
+    for run in &runs {
+        start(
+            client,
+            json!({ "scenario": "dashboard-desert", "run": run, "jitter_s": JITTER_S }),
+        )
+        .await;
+    }
+    let mut starts = Vec::new();
+    for run in &runs {
+        assert_eq!(result(client, run).await["outcome"], "success");
+        starts.push(number(&run_log(&server.base, run).await[0], "arrival_ms"));
+    }
+    let end = block_end(&sent_log(&server.base, &coast, 1).await[0], COAST_DELAY_MS);
+    let after: Vec<f64> = starts.iter().map(|s| (s - end) / 1000.0).collect();
+    let spread = after.iter().copied().fold(f64::MIN, f64::max)
+        - after.iter().copied().fold(f64::MAX, f64::min);
+    println!(
+        "{} jitter {JITTER_S} s: {JITTERED} actions arrived {:?} s after the block's end; \
+         spread {spread:.3} s",
+        browser.name(),
+        after.iter().map(|a| format!("{a:.3}")).collect::<Vec<_>>()
+    );
+    assert!(
+        after.iter().all(|a| *a >= 0.0),
+        "a start before the block's end"
+    );
+    assert!(
+        after.iter().all(|a| *a <= JITTER_S + 0.5),
+        "a start beyond the jitter"
+    );
+    assert!(spread >= 0.1, "the starts were not spread: {spread}");
+    session.close().await;
+}
+
+browser_tests!(jitter: jitter_chromium, jitter_firefox);
+
+/// The run ids and outcomes of the dashboard's widgets, by collection.
+async fn widgets(client: &Client) -> Value {
+    js(
+        client,
+        "return Object.fromEntries([...document.querySelectorAll('[data-collection]')]
+           .map((w) => [w.dataset.collection, { run: w.dataset.run, outcome: w.dataset.outcome }]))",
+    )
+    .await
+}
+
+async fn dashboard(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    let blocked = wait_until(
+        client,
+        "return document.getElementById('rate-limits').innerText.includes('asked us to wait')",
+        Duration::from_secs(10),
+    )
+    .await;
+    let panel = text_of(client, "rate-limits").await;
+    screenshot(client, browser, "dashboard-blocked").await;
+    let done = "return [...document.querySelectorAll('[data-collection]')]
+                  .every((w) => w.dataset.outcome)";
+    assert!(
+        wait_until(client, done, ACTION_LIMIT).await,
+        "widgets did not end"
+    );
+    screenshot(client, browser, "dashboard-done").await;
+    let state = widgets(client).await;
+    let log = |c: &str| run_log(&server.base, state[c]["run"].as_str().unwrap_or_default());
+    let (coast, forest, desert) = (log("coast").await, log("forest").await, log("desert").await);
+    let end = block_end(&coast[0], COAST_DELAY_MS);
+    let zero = number(&coast[0], "arrival_ms");
+    println!(
+        "{} dashboard: rate limits panel {panel:?}; coast {:?}, forest {:?}, desert {:?} s; \
+         the block ends by {:.3} s; widgets {state}",
+        browser.name(),
+        times_after(&coast, zero),
+        times_after(&forest, zero),
+        times_after(&desert, zero),
+        (end - zero) / 1000.0
+    );
+    assert!(blocked, "the rate limits panel never showed the block");
+    for c in ["coast", "forest", "desert"] {
+        assert_eq!(state[c]["outcome"], "success", "{state}");
+    }
+    assert_eq!((coast.len(), forest.len(), desert.len()), (2, 2, 1));
+    assert!(number(&forest[1], "arrival_ms") >= end);
+    let after = "return document.getElementById('rate-limits').innerText.includes('No rate limit')";
+    assert!(wait_until(client, after, Duration::from_secs(5)).await);
+    session.close().await;
+}
+
+browser_tests!(dashboard: dashboard_chromium, dashboard_firefox);
