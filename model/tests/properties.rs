@@ -557,19 +557,6 @@ fn is_retryable(policy: &Policy, status: u16) -> bool {
     !(200..300).contains(&status) && policy.retries(status)
 }
 
-fn event_at(event: &Event) -> Duration {
-    match event {
-        Event::Start { at, .. }
-        | Event::Receipt { at, .. }
-        | Event::Failure { at, .. }
-        | Event::Wait { at, .. }
-        | Event::Timer { at, .. }
-        | Event::Blocked { at, .. }
-        | Event::Left { at }
-        | Event::Stop { at, .. } => *at,
-    }
-}
-
 fn stop_outcome(event: &Event) -> Option<Outcome> {
     match event {
         Event::Stop { outcome, .. } => Some(*outcome),
@@ -593,7 +580,7 @@ proptest! {
             .events()
             .iter()
             .filter(|e| matches!(e, Event::Start { .. }))
-            .map(event_at)
+            .map(Event::at)
             .collect();
         prop_assert_eq!(starts.as_slice(), run.action.attempt_starts());
         prop_assert_eq!(starts.first(), Some(&Duration::ZERO));
@@ -754,7 +741,7 @@ proptest! {
         prop_assert_eq!(run.action.decision(), Decision::Stop(outcome));
         let (at, cause) = run.action.stopped().expect("stopped");
         prop_assert_eq!(cause.outcome(), outcome);
-        prop_assert_eq!(at, event_at(last));
+        prop_assert_eq!(at, last.at());
         prop_assert_eq!(run.action.elapsed(), at);
         prop_assert_eq!(report.elapsed_s.0, at);
     }
@@ -775,7 +762,7 @@ proptest! {
         let baseline = run(&stays)?;
         prop_assert!(!baseline.ran_out);
         let end = baseline.action.elapsed();
-        let times: Vec<Duration> = baseline.action.events().iter().map(event_at).collect();
+        let times: Vec<Duration> = baseline.action.events().iter().map(Event::at).collect();
         let leave = match mode {
             // Exactly at an event (a receipt, a timer, the stop): leaving wins the tie.
             0 => *pick.get(&times),
@@ -803,7 +790,7 @@ proptest! {
                 prop_assert_eq!(events.len(), i + 2, "events after leaving: {:?}", &events[i..]);
                 prop_assert_eq!(&events[i], &Event::Left { at: leave });
                 prop_assert_eq!(stop_outcome(&events[i + 1]), Some(Outcome::UserLeft));
-                prop_assert_eq!(event_at(&events[i + 1]), leave);
+                prop_assert_eq!(events[i + 1].at(), leave);
                 prop_assert_eq!(left.action.elapsed(), leave);
                 prop_assert_eq!(left.report.as_ref().unwrap().elapsed_s.0, leave);
                 prop_assert_eq!(&events[..i], &baseline.action.events()[..i]);
@@ -1180,7 +1167,7 @@ fn check_any_trace(action: &Action) -> Result<(), TestCaseError> {
     let mut previous = Duration::ZERO;
     let mut last_wait: Option<PlannedWait> = None;
     for (i, event) in events.iter().enumerate() {
-        let at = event_at(event);
+        let at = event.at();
         prop_assert!(
             at >= previous,
             "time ran backwards in the trace: {events:?}"
