@@ -1,0 +1,229 @@
+//! The rate-limited service: a token bucket or a fixed window, and how it writes `Retry-After`.
+
+/// Nanoseconds per second.
+pub const NS: u64 = 1_000_000_000;
+
+/// The service clock at simulated time zero (Mon, 01 Jan 2024 12:00:00 GMT), in Unix seconds.
+pub const EPOCH_UNIX_S: i64 = 1_704_110_400;
+
+/// How the service writes `Retry-After` on a 429.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RetryAfterMode {
+    /// Delay-seconds.
+    Seconds,
+    /// An IMF-fixdate on the service's clock, in whole seconds.
+    Date,
+    /// No header.
+    None,
+}
+
+/// The limiter's shape and parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Limiter {
+    /// Tokens refill at `rate` per second up to `burst`; the bucket starts full.
+    Bucket { rate: f64, burst: f64 },
+    /// At most `limit` requests per window of `window_s` seconds, windows aligned to time zero.
+    Window { limit: u32, window_s: u64 },
+}
+
+/// One limiter's running state.
+#[derive(Clone, Debug)]
+pub struct Service {
+    limiter: Limiter,
+    mode: RetryAfterMode,
+    tokens: f64,
+    last: u64,
+    window: u64,
+    count: u32,
+}
+
+/// The service's answer: a status and the `Retry-After` it carries.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// 200 or 429.
+    pub status: u16,
+    /// The header's value, if any.
+    pub retry_after: Option<String>,
+}
+
+impl Service {
+    /// A fresh service: a full bucket, or an empty first window.
+    pub fn new(limiter: Limiter, mode: RetryAfterMode) -> Self {
+        let tokens = match limiter {
+            Limiter::Bucket { burst, .. } => burst,
+            Limiter::Window { .. } => 0.0,
+        };
+        Service {
+            limiter,
+            mode,
+            tokens,
+            last: 0,
+            window: 0,
+            count: 0,
+        }
+    }
+
+    /// Answers a request that reached the service at simulated nanosecond `now` (non-decreasing).
+    pub fn handle(&mut self, now: u64) -> Answer {
+        match self.admit(now) {
+            None => Answer {
+                status: 200,
+                retry_after: None,
+            },
+            Some(free_at) => Answer {
+                status: 429,
+                retry_after: self.header(now, free_at),
+            },
+        }
+    }
+
+    /// Takes capacity for a request at `now`; when there is none, the nanosecond it frees up.
+    fn admit(&mut self, now: u64) -> Option<u64> {
+        match self.limiter {
+            Limiter::Bucket { rate, burst } => {
+                let dt = now.saturating_sub(self.last) as f64 / NS as f64;
+                self.tokens = (self.tokens + dt * rate).min(burst);
+                self.last = now.max(self.last);
+                if self.tokens >= 1.0 {
+                    self.tokens -= 1.0;
+                    return None;
+                }
+                let wait_ns = ((1.0 - self.tokens) / rate * NS as f64).ceil() as u64;
+                Some(now + wait_ns.max(1))
+            }
+            Limiter::Window { limit, window_s } => {
+                let w = window_s * NS;
+                let index = now / w;
+                if index != self.window {
+                    self.window = index;
+                    self.count = 0;
+                }
+                if self.count < limit {
+                    self.count += 1;
+                    return None;
+                }
+                Some((index + 1) * w)
+            }
+        }
+    }
+
+    /// The `Retry-After` for a 429 at `now` whose capacity frees at `free_at`.
+    fn header(&self, now: u64, free_at: u64) -> Option<String> {
+        match self.mode {
+            RetryAfterMode::Seconds => Some((free_at - now).div_ceil(NS).to_string()),
+            RetryAfterMode::Date => {
+                let secs = i64::try_from(free_at.div_ceil(NS)).unwrap_or(i64::MAX / 2);
+                Some(imf_fixdate(EPOCH_UNIX_S + secs))
+            }
+            RetryAfterMode::None => None,
+        }
+    }
+}
+
+/// Formats Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+pub fn imf_fixdate(unix: i64) -> String {
+    const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTHS: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    let (days, rem) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
+    let (y, m, d) = civil_from_days(days);
+    format!(
+        "{}, {d:02} {} {y:04} {:02}:{:02}:{:02} GMT",
+        DAYS[days.rem_euclid(7) as usize],
+        MONTHS[(m - 1) as usize],
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+/// The proleptic Gregorian (year, month, day) of a count of days since 1970-01-01.
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> u64 {
+        n * 1_000_000
+    }
+
+    #[test]
+    fn the_bucket_says_the_seconds_until_the_next_token_rounded_up() {
+        let mut s = Service::new(
+            Limiter::Bucket {
+                rate: 0.4,
+                burst: 2.0,
+            },
+            RetryAfterMode::Seconds,
+        );
+        assert_eq!(s.handle(0).status, 200);
+        assert_eq!(s.handle(0).status, 200);
+        let refused = s.handle(0);
+        assert_eq!(
+            (refused.status, refused.retry_after.as_deref()),
+            (429, Some("3"))
+        );
+        // Half a token by 1.25 s: the next one is 1.25 s away, said as 2.
+        assert_eq!(s.handle(ms(1250)).retry_after.as_deref(), Some("2"));
+        assert_eq!(s.handle(ms(3000)).status, 200);
+    }
+
+    #[test]
+    fn the_window_says_the_seconds_to_its_end() {
+        let mut s = Service::new(
+            Limiter::Window {
+                limit: 2,
+                window_s: 10,
+            },
+            RetryAfterMode::Seconds,
+        );
+        assert_eq!(s.handle(ms(100)).status, 200);
+        assert_eq!(s.handle(ms(200)).status, 200);
+        assert_eq!(s.handle(ms(3500)).retry_after.as_deref(), Some("7"));
+        assert_eq!(s.handle(ms(9999)).retry_after.as_deref(), Some("1"));
+        assert_eq!(s.handle(ms(10_000)).status, 200);
+    }
+
+    #[test]
+    fn a_date_names_when_capacity_frees_on_the_service_clock() {
+        let mut s = Service::new(
+            Limiter::Window {
+                limit: 1,
+                window_s: 10,
+            },
+            RetryAfterMode::Date,
+        );
+        s.handle(0);
+        assert_eq!(
+            s.handle(ms(3500)).retry_after.as_deref(),
+            Some("Mon, 01 Jan 2024 12:00:10 GMT")
+        );
+        assert_eq!(imf_fixdate(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
+        let mut none = Service::new(
+            Limiter::Window {
+                limit: 0,
+                window_s: 1,
+            },
+            RetryAfterMode::None,
+        );
+        assert_eq!(
+            none.handle(0),
+            Answer {
+                status: 429,
+                retry_after: None
+            }
+        );
+    }
+}

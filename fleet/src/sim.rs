@@ -1,0 +1,390 @@
+//! The discrete-event simulation: pages of widgets, one client per widget, one service.
+//!
+//! Events run in (time, sequence) order from a binary heap. Our clients are the model's
+//! [`Action`]s: the loop feeds each its responses, timers and blocks at the simulated times and
+//! performs its decisions. Times here are nanoseconds from the start of the run; an action's
+//! own clock is elapsed time from its start.
+
+use core::cmp::Reverse;
+use core::time::Duration;
+use std::collections::BinaryHeap;
+
+use retry_budget_model::utc::UtcTime;
+use retry_budget_model::{Action, Decision, Outcome, Policy, ReceiptClock, Response};
+
+use crate::client::{Ky, Naive, Step};
+use crate::rng::Rng;
+use crate::service::{Answer, Limiter, RetryAfterMode, Service, EPOCH_UNIX_S, NS};
+
+/// The client policy a run uses for every widget.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Kind {
+    /// The model under `policy`; `share` delivers blocks among a page's widgets.
+    Ours { policy: Policy, share: bool },
+    /// ky 2's documented defaults.
+    Ky,
+    /// Retries at once, three times.
+    Naive,
+}
+
+/// The scenario every policy runs against.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scenario {
+    /// Pages arriving.
+    pub pages: u32,
+    /// Widgets per page, all loading at the page's arrival.
+    pub widgets: u32,
+    /// Seconds over which the pages arrive, uniformly; 0 for all at once.
+    pub arrive_over_s: f64,
+    /// The service's limiter.
+    pub limiter: Limiter,
+    /// How the service writes `Retry-After`.
+    pub retry_after: RetryAfterMode,
+    /// Response time, lowest and highest, in milliseconds (uniform).
+    pub response_ms: (u64, u64),
+    /// The seed.
+    pub seed: u64,
+}
+
+/// What happened to one request.
+#[derive(Clone, Debug)]
+pub struct Request {
+    /// The widget that sent it.
+    pub action: u32,
+    /// When it reached the service.
+    pub arrive: u64,
+    /// The service's answer (set on arrival).
+    pub answer: Answer,
+    down: u64,
+}
+
+/// One widget's client and its record.
+#[derive(Debug)]
+enum Client {
+    Ours(Box<Action>),
+    Ky(Ky),
+    Naive(Naive),
+}
+
+/// One widget.
+#[derive(Debug)]
+pub struct Slot {
+    client: Client,
+    /// When the widget started loading.
+    pub start: u64,
+    in_flight: Option<u32>,
+    timer: u64,
+    /// When the user was told a final outcome, and whether it was data.
+    pub done: Option<(u64, bool)>,
+    /// Requests sent.
+    pub sent: u32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Ev {
+    Arrive(u32),
+    Reach(u32),
+    Receive(u32),
+    Timer(u32, u64),
+}
+
+/// The record of one run.
+#[derive(Debug)]
+pub struct Run {
+    /// Every widget, in page order.
+    pub slots: Vec<Slot>,
+    /// Every request, in send order.
+    pub requests: Vec<Request>,
+    /// Sends by our clients before a block that the client knew of had ended.
+    pub early_sends: u32,
+}
+
+/// The event loop's state.
+struct Sim {
+    kind: Kind,
+    widgets: u32,
+    response_ms: (u64, u64),
+    service: Service,
+    rng: Rng,
+    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    seq: u64,
+    page_block: Vec<u64>,
+    run: Run,
+}
+
+/// The arrival time of every page, the same for every policy of one seed.
+pub fn arrivals(s: &Scenario) -> Vec<u64> {
+    let mut rng = Rng::new(s.seed, 1);
+    let span = (s.arrive_over_s * NS as f64) as u64;
+    (0..s.pages)
+        .map(|_| if span == 0 { 0 } else { rng.range(0, span) })
+        .collect()
+}
+
+/// Runs `kind` against a fresh service with the scenario's arrivals.
+pub fn run(s: &Scenario, kind: Kind) -> Run {
+    let mut sim = Sim {
+        kind,
+        widgets: s.widgets,
+        response_ms: s.response_ms,
+        service: Service::new(s.limiter, s.retry_after),
+        rng: Rng::new(s.seed, 2),
+        heap: BinaryHeap::new(),
+        seq: 0,
+        page_block: vec![0; s.pages as usize],
+        run: Run {
+            slots: Vec::with_capacity((s.pages * s.widgets) as usize),
+            requests: Vec::new(),
+            early_sends: 0,
+        },
+    };
+    for (page, at) in arrivals(s).into_iter().enumerate() {
+        sim.push(at, Ev::Arrive(page as u32));
+    }
+    while let Some(Reverse((now, _, ev))) = sim.heap.pop() {
+        sim.step(now, ev);
+    }
+    sim.run
+}
+
+/// Nanoseconds as a duration.
+fn dur(ns: u64) -> Duration {
+    Duration::from_nanos(ns)
+}
+
+/// A duration as nanoseconds, saturating.
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+impl Sim {
+    fn push(&mut self, at: u64, ev: Ev) {
+        self.seq += 1;
+        self.heap.push(Reverse((at, self.seq, ev)));
+    }
+
+    fn step(&mut self, now: u64, ev: Ev) {
+        match ev {
+            Ev::Arrive(page) => self.arrive(now, page),
+            Ev::Reach(req) => self.reach(now, req),
+            Ev::Receive(req) => self.receive(now, req),
+            Ev::Timer(id, at) if self.run.slots[id as usize].timer == at => self.timer(now, id),
+            Ev::Timer(..) => {}
+        }
+    }
+
+    fn arrive(&mut self, now: u64, page: u32) {
+        for _ in 0..self.widgets {
+            let id = self.run.slots.len() as u32;
+            let blocked = self.page_block[page as usize].saturating_sub(now);
+            let draw = self.rng.unit();
+            let (client, first) = match self.kind {
+                Kind::Ours { policy, share } => {
+                    let blocks: &[Duration] = if share && blocked > 0 {
+                        &[dur(blocked)]
+                    } else {
+                        &[]
+                    };
+                    let (action, d) = Action::start_on_origin(policy, blocks, draw)
+                        .expect("the policies here are valid");
+                    (Client::Ours(Box::new(action)), Step::from_decision(d))
+                }
+                Kind::Ky => (
+                    Client::Ky(Ky::default()),
+                    Step::Send {
+                        timeout: Ky::TIMEOUT,
+                    },
+                ),
+                Kind::Naive => (
+                    Client::Naive(Naive::default()),
+                    Step::Send { timeout: None },
+                ),
+            };
+            self.run.slots.push(Slot {
+                client,
+                start: now,
+                in_flight: None,
+                timer: u64::MAX,
+                done: None,
+                sent: 0,
+            });
+            self.perform(now, id, first);
+        }
+    }
+
+    fn reach(&mut self, now: u64, req: u32) {
+        let answer = self.service.handle(now);
+        let r = &mut self.run.requests[req as usize];
+        r.answer = answer;
+        let at = now + r.down;
+        self.push(at, Ev::Receive(req));
+    }
+
+    fn receive(&mut self, now: u64, req: u32) {
+        let Request {
+            action, ref answer, ..
+        } = self.run.requests[req as usize];
+        let slot = &mut self.run.slots[action as usize];
+        if slot.in_flight != Some(req) || slot.done.is_some() {
+            return;
+        }
+        slot.in_flight = None;
+        let elapsed = now - slot.start;
+        let draw = self.rng.unit();
+        let step = match &mut slot.client {
+            Client::Ours(a) => {
+                let response = Response {
+                    status: answer.status,
+                    retry_after: answer.retry_after.as_deref(),
+                    clock: ReceiptClock::Server(server_clock(now)),
+                };
+                Step::from_decision(a.on_response_drawn(dur(elapsed), response, draw))
+            }
+            Client::Ky(k) => k.on_response(answer, server_clock(now)),
+            Client::Naive(n) => n.on_response(answer.status),
+        };
+        self.perform(now, action, step);
+        self.share(now, action);
+    }
+
+    fn timer(&mut self, now: u64, id: u32) {
+        let slot = &mut self.run.slots[id as usize];
+        slot.timer = u64::MAX;
+        let in_flight = slot.in_flight.is_some();
+        let step = match &mut slot.client {
+            Client::Ours(a) => Step::from_decision(a.on_timer(dur(now - slot.start))),
+            Client::Ky(k) => k.on_timer(in_flight),
+            Client::Naive(_) => Step::Idle,
+        };
+        self.perform(now, id, step);
+    }
+
+    /// Delivers the block that `from`'s latest response announced to its page's other widgets.
+    fn share(&mut self, now: u64, from: u32) {
+        let Kind::Ours { share: true, .. } = self.kind else {
+            return;
+        };
+        let slot = &self.run.slots[from as usize];
+        let Client::Ours(a) = &slot.client else {
+            return;
+        };
+        let Some(until) = a.announced_block() else {
+            return;
+        };
+        let until = slot.start.saturating_add(nanos(until));
+        let page = (from / self.widgets) as usize;
+        self.page_block[page] = self.page_block[page].max(until);
+        let first = page as u32 * self.widgets;
+        for id in (first..first + self.widgets).filter(|&id| id != from) {
+            self.block(now, id, until);
+        }
+    }
+
+    fn block(&mut self, now: u64, id: u32, until: u64) {
+        let slot = &mut self.run.slots[id as usize];
+        let Client::Ours(a) = &mut slot.client else {
+            return;
+        };
+        if slot.done.is_some() || slot.start > now {
+            return;
+        }
+        let d = a.on_block(dur(now - slot.start), dur(until.saturating_sub(slot.start)));
+        self.perform(now, id, Step::from_decision(d));
+    }
+
+    /// Does what a client decided at `now`.
+    fn perform(&mut self, now: u64, id: u32, step: Step) {
+        match step {
+            Step::Send { timeout } => {
+                self.send(now, id);
+                self.arm(id, timeout.map(|t| now + t));
+            }
+            Step::SendOurs { abort_at } | Step::Wake { at: abort_at } => {
+                if matches!(step, Step::SendOurs { .. }) {
+                    self.send(now, id);
+                }
+                let start = self.run.slots[id as usize].start;
+                self.arm(id, Some(start.saturating_add(abort_at)));
+            }
+            Step::WaitFor { ns } => self.arm(id, Some(now + ns)),
+            Step::Idle => {}
+            Step::Stop { data } => {
+                let slot = &mut self.run.slots[id as usize];
+                slot.done = Some((now, data));
+                slot.timer = u64::MAX;
+                slot.in_flight = None;
+            }
+        }
+    }
+
+    fn arm(&mut self, id: u32, at: Option<u64>) {
+        let slot = &mut self.run.slots[id as usize];
+        match at {
+            Some(at) if slot.timer != at => {
+                slot.timer = at;
+                self.push(at, Ev::Timer(id, at));
+            }
+            Some(_) => {}
+            None => slot.timer = u64::MAX,
+        }
+    }
+
+    fn send(&mut self, now: u64, id: u32) {
+        self.check_block(now, id);
+        let (lo, hi) = self.response_ms;
+        let total = self.rng.range(lo * 1_000_000, hi * 1_000_000);
+        let up = total / 2;
+        let req = self.run.requests.len() as u32;
+        self.run.requests.push(Request {
+            action: id,
+            arrive: now + up,
+            answer: Answer {
+                status: 0,
+                retry_after: None,
+            },
+            down: total - up,
+        });
+        let slot = &mut self.run.slots[id as usize];
+        slot.in_flight = Some(req);
+        slot.sent += 1;
+        self.push(now + up, Ev::Reach(req));
+    }
+
+    /// Counts a send by our client before a block that it, or its page, knew of had ended.
+    fn check_block(&mut self, now: u64, id: u32) {
+        let slot = &self.run.slots[id as usize];
+        let Client::Ours(a) = &slot.client else {
+            return;
+        };
+        let mut known = slot.start.saturating_add(nanos(a.origin_block()));
+        if let Kind::Ours { share: true, .. } = self.kind {
+            known = known.max(self.page_block[(id / self.widgets) as usize]);
+        }
+        if now < known {
+            self.run.early_sends += 1;
+        }
+    }
+}
+
+/// The service's clock at simulated nanosecond `ns`: also the client's receipt clock.
+pub fn server_clock(ns: u64) -> UtcTime {
+    UtcTime::from_unix_secs(EPOCH_UNIX_S).saturating_add(dur(ns))
+}
+
+impl Step {
+    /// What a model decision asks the driver to do.
+    pub fn from_decision(d: Decision) -> Step {
+        match d {
+            Decision::Send { abort_at, .. } => Step::SendOurs {
+                abort_at: nanos(abort_at),
+            },
+            Decision::Await { abort_at } => Step::Wake {
+                at: nanos(abort_at),
+            },
+            Decision::Wait { until } => Step::Wake { at: nanos(until) },
+            Decision::Stop(outcome) => Step::Stop {
+                data: outcome == Outcome::Success,
+            },
+        }
+    }
+}
