@@ -17,6 +17,7 @@
 //! spread by jitter ([`Policy::jitter`]), from a draw the driver supplies, never earlier than
 //! the rules allow and never so late that the reserved cap stops fitting.
 
+use crate::prelude::*;
 use core::time::Duration;
 
 use crate::policy::{Policy, PolicyError};

@@ -2,6 +2,7 @@
 //! view, so that natively and in the browser the same figure means the same thing.
 
 use crate::json::Json;
+use crate::prelude::*;
 use crate::report::Report;
 
 impl Report {

@@ -3,8 +3,9 @@
 //! machinery (the browser hands that text to `JSON.parse`). Natively, with the `serde_json`
 //! feature, the same tree converts to a `serde_json::Value` for pretty printing.
 
+use crate::prelude::*;
+use alloc::borrow::Cow;
 use core::time::Duration;
-use std::borrow::Cow;
 
 /// An object member's name: borrowed for the names a view writes, owned for names read.
 pub type Key = Cow<'static, str>;

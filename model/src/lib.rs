@@ -17,8 +17,24 @@
 //! The model only ever retries reads: a write needs an operation identity and a recovery
 //! contract that a waiting budget cannot provide.
 
+#![cfg_attr(not(test), no_std)]
+
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+/// What `std`'s prelude would bring: the model needs only `alloc`, so that the browser module
+/// can leave std (and its panic and formatting machinery) out of what a page downloads.
+mod prelude {
+    pub(crate) use alloc::borrow::ToOwned;
+    pub(crate) use alloc::string::{String, ToString};
+    pub(crate) use alloc::vec;
+    pub(crate) use alloc::vec::Vec;
+}
+
 pub mod action;
 pub mod expect;
+mod float;
 pub mod http_date;
 pub mod json;
 pub mod policy;

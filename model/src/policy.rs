@@ -100,6 +100,7 @@ impl core::fmt::Display for PolicyError {
     }
 }
 
+#[cfg(feature = "std")]
 impl std::error::Error for PolicyError {}
 
 impl Policy {
@@ -215,7 +216,7 @@ fn scale(d: Duration, draw: f64) -> Duration {
     } else {
         draw.clamp(0.0, 1.0)
     };
-    let nanos = (d.as_nanos() as f64 * draw).round() as u128;
+    let nanos = crate::float::round(d.as_nanos() as f64 * draw) as u128;
     let nanos = nanos.min(d.as_nanos());
     let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
     let sub = u32::try_from(nanos % 1_000_000_000).unwrap_or(0);

@@ -3,6 +3,7 @@
 //! 3). The replay command prints that view, the browser module hands it to JavaScript, the
 //! `expect` figures are compared on it, and the readable table is drawn from the typed value.
 
+use crate::prelude::*;
 use core::time::Duration;
 
 use crate::action::{Action, Event, LastResponse, Outcome};

@@ -1,6 +1,7 @@
 //! The `Retry-After` response header (RFC 9110 section 10.2.3), read strictly.
 
 use crate::http_date::HttpDate;
+use crate::prelude::*;
 
 /// How a Retry-After header was read, keeping the raw text so a page can show what the server
 /// actually sent.

@@ -1,6 +1,7 @@
 //! Scenario files (`scenario-format.md`, section 1): strict loading with errors that name the
 //! scenario and the field. A typo must not pass silently, and nothing panics on any input.
 
+use crate::prelude::*;
 use core::time::Duration;
 
 use crate::http_date::HttpDate;
@@ -128,6 +129,7 @@ impl core::fmt::Display for ScenarioError {
     }
 }
 
+#[cfg(feature = "std")]
 impl std::error::Error for ScenarioError {}
 
 /// Loads every scenario of a file's text. Each entry is its own result, so one bad scenario
@@ -141,7 +143,7 @@ pub fn parse_file(
     let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError {
         scenario: source.into(),
         field: String::new(),
-        message: format!("malformed JSON: {e}"),
+        message: alloc::format!("malformed JSON: {e}"),
     })?;
     parse_document(source, &value)
 }
@@ -881,7 +883,7 @@ impl Reader<'_> {
             }
             Some(f) if f < 0.0 => Err(self.error(field, number_then(value, " is negative"))),
             // A float-to-int `as` cast saturates, which is the meaning wanted for a huge count.
-            Some(f) if f.fract() == 0.0 => Ok(f as u64),
+            Some(f) if crate::float::is_whole(f) => Ok(f as u64),
             _ => Err(self.error(field, number_then(value, " is not a whole number"))),
         }
     }

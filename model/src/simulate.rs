@@ -6,6 +6,7 @@
 //! start; a block at a receipt arrives before the response; a block at the same instant as a
 //! timer is taken first; and leaving at the same instant as a block wins.
 
+use crate::prelude::*;
 use core::time::Duration;
 
 use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};

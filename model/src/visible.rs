@@ -3,6 +3,7 @@
 //! Built by hand rather than with `format!`: this text ships to every page view, and the
 //! formatting machinery would cost more than the scheduler it describes.
 
+use crate::prelude::*;
 use core::time::Duration;
 
 use crate::action::{Action, PlannedWait, StopCause, TransportError, WaitSource};
