@@ -7,11 +7,12 @@
 //! which attempt, so a late settlement of an aborted attempt is recognised and ignored. The
 //! action's state lives until its last promise has settled, then frees itself.
 
+use crate::prelude::*;
+use alloc::rc::{Rc, Weak};
+use alloc::vec;
 use core::cell::RefCell;
 use core::time::Duration;
-use std::rc::{Rc, Weak};
 
-use gloo_timers::callback::Timeout;
 use js_sys::{Function, Promise};
 use retry_budget_model::http_date::HttpDate;
 use retry_budget_model::json::Json;
@@ -24,7 +25,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
-use crate::clock::{wall_now, Clock};
+use crate::clock::{wall_now, Clock, Timer};
 use crate::js::{abort_error, draw, parse_json, set, then, value_of};
 use crate::leave::{Flag, Ownership};
 use crate::origin::{self, Listener, Share};
@@ -54,14 +55,16 @@ pub(crate) fn running() -> u32 {
     RUNNING.load(core::sync::atomic::Ordering::Relaxed)
 }
 
-/// What a settlement is: an attempt's response headers, its body, its failure, or a timer
-/// that fired (handed over in a microtask, so that a departure in the same task wins the tie).
+/// What a settlement is: an attempt's response headers, its body, its failure, a timer that
+/// fired, or that timer handed to the model in a microtask (so that a departure in the same
+/// task wins the tie).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Settled {
     Response = 1,
     Body = 2,
     Failure = 3,
     Timer = 4,
+    Fired = 5,
 }
 
 impl Settled {
@@ -70,12 +73,13 @@ impl Settled {
             1 => Settled::Response,
             2 => Settled::Body,
             4 => Settled::Timer,
+            5 => Settled::Fired,
             _ => Settled::Failure,
         }
     }
 }
 
-/// The receiver of every settlement: `(what, attempt or timer, value)`.
+/// The receiver of every settlement and timer: `(what, attempt or timer, value)`.
 type Settle = Closure<dyn FnMut(JsValue, JsValue, JsValue)>;
 
 /// Starts one user action: the returned promise resolves with its report, or rejects with an
@@ -116,7 +120,7 @@ struct Run {
     attempt: Option<Attempt>,
     /// The timer armed now (a wait's end or the attempt's cap), and its number: a timer that
     /// fired is handled only if it is still the one armed.
-    timer: Option<Timeout>,
+    timer: Option<Timer>,
     timers: u32,
     /// What other actions on the origin tell this one; forgotten at the stop.
     listener: Option<Listener>,
@@ -257,30 +261,25 @@ impl Shared {
         }
     }
 
-    /// A timer fired: the model hears of it in a microtask, at the real time then, so that a
-    /// departure in the same task (rule 12: leaving wins a tie) comes first.
-    fn fired(self: &Rc<Self>, timer: u32) {
-        let Ok(mut run) = self.run.try_borrow_mut() else {
-            return;
-        };
-        if !run.finished {
-            run.listen(
-                Promise::resolve(&JsValue::UNDEFINED),
-                Settled::Timer,
-                Settled::Timer,
-                timer,
-            );
-        }
-    }
-
-    /// A promise given to `settle` settled with `value`.
+    /// A promise given to `settle` settled with `value`, or the armed timer fired.
     fn settled(self: &Rc<Self>, what: Settled, attempt: JsValue, value: JsValue) {
         let released = {
             let Ok(mut run) = self.run.try_borrow_mut() else {
                 return;
             };
-            run.pending = run.pending.saturating_sub(1);
             let number = attempt.as_f64().map(|n| n as u32);
+            if what == Settled::Fired {
+                // The model hears of it in a microtask, at the real time then, so that a
+                // departure in the same task (rule 12: leaving wins a tie) comes first. A timer
+                // is not a promise: nothing is pending for it, and the stop clears it.
+                let timer = run.timers;
+                if !run.finished && number == Some(timer) {
+                    let now = Promise::resolve(&JsValue::UNDEFINED);
+                    run.listen(now, Settled::Timer, Settled::Timer, timer);
+                }
+                return;
+            }
+            run.pending = run.pending.saturating_sub(1);
             let current = if what == Settled::Timer {
                 Some(run.timers)
             } else {
@@ -306,19 +305,25 @@ impl Shared {
 impl Run {
     /// Gives `promise`'s fulfilment and rejection to the settlement receiver, tagged.
     fn listen(&mut self, promise: Promise, fulfilled: Settled, rejected: Settled, attempt: u32) {
-        let Some(settle) = &self.settle else { return };
-        let function: &Function = settle.as_ref().unchecked_ref();
-        let tag = |what: Settled| -> Function {
-            function
-                .bind2(
-                    &JsValue::NULL,
-                    &JsValue::from(what as u8),
-                    &JsValue::from(attempt),
-                )
-                .unchecked_into()
-        };
-        then(&promise, &tag(fulfilled), &tag(rejected));
-        self.pending = self.pending.saturating_add(1);
+        if let (Some(fulfilled), Some(rejected)) = (
+            self.tagged(fulfilled, attempt),
+            self.tagged(rejected, attempt),
+        ) {
+            then(&promise, &fulfilled, &rejected);
+            self.pending = self.pending.saturating_add(1);
+        }
+    }
+
+    /// The settlement receiver with its first two arguments bound: what, and for which attempt
+    /// or timer. `None` once the action has let the receiver go.
+    fn tagged(&self, what: Settled, number: u32) -> Option<Function> {
+        let settle: &Function = self.settle.as_ref()?.as_ref().unchecked_ref();
+        let bound = settle.bind2(
+            &JsValue::NULL,
+            &JsValue::from(what as u8),
+            &JsValue::from(number),
+        );
+        Some(bound.unchecked_into())
     }
 
     /// What a settlement means to the model: a decision, or nothing yet (the headers arrived;
@@ -353,7 +358,7 @@ impl Run {
                 self.announce();
                 Some(decision)
             }
-            Settled::Timer => Some(self.action.on_timer(now)),
+            Settled::Timer | Settled::Fired => Some(self.action.on_timer(now)),
             Settled::Failure => {
                 if let Some(mut attempt) = self.attempt.take() {
                     attempt.abort = None;
@@ -394,8 +399,8 @@ impl Run {
             }
             match decision {
                 Decision::Send { .. } => decision = self.send(),
-                Decision::Await { abort_at } => return self.arm(shared, abort_at),
-                Decision::Wait { until } => return self.wait(shared, until),
+                Decision::Await { abort_at } => return self.arm(abort_at),
+                Decision::Wait { until } => return self.wait(until),
                 Decision::Stop(_) => return self.finish(),
             }
         }
@@ -471,15 +476,15 @@ impl Run {
     }
 
     /// Arms the one timer at elapsed `at`.
-    fn arm(&mut self, shared: &Rc<Shared>, at: Duration) {
-        let shared = Rc::clone(shared);
+    fn arm(&mut self, at: Duration) {
         self.timers = self.timers.wrapping_add(1);
-        let timer = self.timers;
-        self.timer = Some(self.clock.call_at(at, move || shared.fired(timer)));
+        self.timer = self
+            .tagged(Settled::Fired, self.timers)
+            .map(|handler| self.clock.call_at(at, &handler));
     }
 
     /// Sends nothing until elapsed `until` (made late by `timerLateBy_s`).
-    fn wait(&mut self, shared: &Rc<Shared>, until: Duration) {
+    fn wait(&mut self, until: Duration) {
         let after = self.action.pending_wait().map(|plan| plan.after_attempt);
         if self.waited_after != after {
             self.waited_after = after;
@@ -491,7 +496,7 @@ impl Run {
             .and_then(|k| self.request.timer_late_by.get(k))
             .copied()
             .unwrap_or_default();
-        self.arm(shared, until.saturating_add(late));
+        self.arm(until.saturating_add(late));
     }
 
     /// Hands the view the visible state and the events it has not seen yet, while the screen

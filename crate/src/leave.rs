@@ -2,8 +2,10 @@
 //! (`pagehide`, which also covers a page going into the back/forward cache), or a newer action
 //! for the same screen. Any of them ends the action for good.
 
-use core::cell::Cell;
-use std::rc::Rc;
+use crate::prelude::*;
+use crate::Single;
+use alloc::rc::Rc;
+use core::cell::{Cell, RefCell};
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -87,21 +89,13 @@ impl Drop for Listener {
     }
 }
 
-thread_local! {
-    /// The action that owns each named screen.
-    static SCREENS: Cell<Vec<(String, Rc<Flag>)>> = const { Cell::new(Vec::new()) };
-}
+/// The action that owns each named screen.
+static SCREENS: Single<Vec<(String, Rc<Flag>)>> = Single(RefCell::new(Vec::new()));
 
-/// Works on the screens' owners (taken out of the cell for the while, so no borrow can fail).
+/// Works on the screens' owners; `None` while they are in use (a flag's callback that claims
+/// or gives up a screen), which the callers treat as "nothing to do".
 fn with_screens<T>(f: impl FnOnce(&mut Vec<(String, Rc<Flag>)>) -> T) -> Option<T> {
-    SCREENS
-        .try_with(|cell| {
-            let mut screens = cell.take();
-            let out = f(&mut screens);
-            cell.set(screens);
-            out
-        })
-        .ok()
+    SCREENS.0.try_borrow_mut().ok().map(|mut s| f(&mut s))
 }
 
 /// Everything that can make one action's screen let go. Dropping it removes its listeners and

@@ -11,6 +11,34 @@
 //! lets go), `driver` (one action, start to stop) and `api` (the exported functions and their
 //! TypeScript types).
 
+// The app build leaves std out: its panic and formatting machinery would be paid on every page
+// view. A panic (a bug: nothing here panics on input) traps. The full build keeps std, which
+// its browser tests (wasm-bindgen-test) link anyway.
+#![cfg_attr(all(target_arch = "wasm32", not(feature = "full")), no_std)]
+
+extern crate alloc;
+
+mod prelude {
+    pub(crate) use alloc::borrow::ToOwned;
+    pub(crate) use alloc::boxed::Box;
+    pub(crate) use alloc::string::String;
+    pub(crate) use alloc::vec::Vec;
+}
+
+/// A static of a single-threaded wasm instance: module-wide state without `thread_local!`,
+/// which is std's.
+struct Single<T>(core::cell::RefCell<T>);
+
+// SAFETY: wasm32 without the `atomics` feature runs on one thread; nothing here is shared
+// with another.
+unsafe impl<T> Sync for Single<T> {}
+
+#[cfg(all(target_arch = "wasm32", not(feature = "full")))]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
 static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =

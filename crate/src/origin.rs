@@ -6,8 +6,10 @@
 //! performance.now()`, never the wall clock. Blocks that have ended are forgotten at every
 //! look, and a listener of an action that ended is dropped with it: nothing grows without bound.
 
+use crate::prelude::*;
+use crate::Single;
+use alloc::rc::{Rc, Weak};
 use core::cell::RefCell;
-use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -74,14 +76,7 @@ extern "C" {
 /// The channel's name: one per module, whatever the page.
 const CHANNEL: &str = "retry-budget:origin-blocks";
 
-/// The registry of a single-threaded wasm instance.
-struct Single(RefCell<Registry>);
-
-// SAFETY: wasm32 without the `atomics` feature runs on one thread; nothing here is shared
-// with another.
-unsafe impl Sync for Single {}
-
-static REGISTRY: Single = Single(RefCell::new(Registry {
+static REGISTRY: Single<Registry> = Single(RefCell::new(Registry {
     blocks: Vec::new(),
     listeners: Vec::new(),
     channel: None,
@@ -233,6 +228,13 @@ impl Channel {
             }
         });
         port.set_on_message(on_message.as_ref().unchecked_ref());
+        // In Node an open channel keeps the process alive: a page's channel must not.
+        if let Some(unref) = Js(JsValue::clone(&port)).member("unref") {
+            if unref.0.is_function() {
+                let unref = unref.0.unchecked_into::<js_sys::Function>();
+                let _ = unref.call1(&port, &JsValue::UNDEFINED);
+            }
+        }
         // A tab that opens late asks the others for the blocks they know.
         let ask = js_sys::Object::new();
         crate::js::set(&ask, "ask", &JsValue::TRUE);
