@@ -1,0 +1,136 @@
+// The app build (crate/pkg/, what a JS app ships) run in Node against an injected fetch: the
+// browser suite and the page load the full build, so this is where the shipped module itself
+// is exercised. scripts/test runs it once the packages are built:
+//   node --test tests/app/node.test.mjs
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+
+import {
+  initSync,
+  fetchWithBudget,
+  rateLimits,
+  runningActions,
+  ownedScreens,
+} from "../../crate/pkg/retry_budget.js";
+
+const url = new URL("../../crate/pkg/retry_budget_bg.wasm", import.meta.url);
+initSync({ module: await readFile(url) });
+
+const API = "https://api.example/palettes?collection=coast";
+
+/** A fetch that answers from `script` in order, and records each call's signal. */
+function scripted(script) {
+  const calls = [];
+  const fetch = (input, init) => {
+    calls.push({ input, init });
+    const next = script[calls.length - 1];
+    if (next === "hang") {
+      return new Promise((_, reject) =>
+        init.signal.addEventListener("abort", () => reject(init.signal.reason)),
+      );
+    }
+    const { status, headers = {}, body = "" } = next;
+    return Promise.resolve(new Response(body, { status, headers }));
+  };
+  return { fetch, calls };
+}
+
+const kinds = (report) => report.events.map((e) => e.event);
+
+test("a 429 with Retry-After: 1, then 200: one wait, two requests, the body", async () => {
+  const { fetch, calls } = scripted([
+    { status: 429, headers: { "Retry-After": "1" } },
+    { status: 200, body: '["sea glass","driftwood"]' },
+  ]);
+  const updates = [];
+  const report = await fetchWithBudget(API, {
+    fetch,
+    onUpdate: (u) => updates.push(u),
+    share: "none",
+  });
+  assert.equal(report.outcome, "success");
+  assert.equal(report.attempts, 2);
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].init.method, "GET");
+  assert.deepEqual(report.body, ["sea glass", "driftwood"]);
+  assert.deepEqual(kinds(report), [
+    "start", "receipt", "wait", "timer", "start", "receipt", "stop",
+  ]);
+  const wait = report.events[2];
+  assert.equal(wait.source, "server_seconds");
+  assert.equal(wait.wait_s, 1);
+  assert.ok(report.attempt_starts_s[1] >= 1, "the second start is not before the server's delay");
+  assert.equal(report.last_response.status, 200);
+  assert.ok(updates.length >= 3 && updates.every((u) => Array.isArray(u.visible)));
+  assert.equal(updates.at(-1).outcome, "success");
+  assert.equal(runningActions(), 0);
+  assert.equal(ownedScreens(), 0);
+});
+
+test("a server delay that cannot fit stops at once: one request, no wait", async () => {
+  const { fetch, calls } = scripted([{ status: 429, headers: { "Retry-After": "30" } }]);
+  const report = await fetchWithBudget(API, { fetch, share: "none" });
+  assert.equal(report.outcome, "budget_exhausted");
+  assert.equal(calls.length, 1);
+  assert.ok(!kinds(report).includes("wait"));
+  assert.equal(report.last_response.retry_after.delay_s, 30);
+  assert.ok(report.visible.length > 0);
+});
+
+test("only 429 is retried", async () => {
+  const { fetch, calls } = scripted([{ status: 503, headers: { "Retry-After": "1" } }]);
+  const report = await fetchWithBudget(API, { fetch, share: "none" });
+  assert.equal(report.outcome, "not_retryable");
+  assert.equal(calls.length, 1);
+});
+
+test("the per-attempt cap is enforced by abort", async () => {
+  const { fetch, calls } = scripted(["hang"]);
+  const policy = { attempt_cap_s: 0.2, max_attempts: 1, budget_s: 1 };
+  const report = await fetchWithBudget(API, { fetch, policy, share: "none" });
+  assert.equal(calls.length, 1);
+  assert.equal(calls[0].init.signal.aborted, true);
+  assert.notEqual(report.outcome, "success");
+  assert.ok(report.elapsed_s >= 0.2 && report.elapsed_s < 1);
+});
+
+test("leaving during a wait rejects with an AbortError, sends nothing more", async () => {
+  const { fetch, calls } = scripted([{ status: 429, headers: { "Retry-After": "2" } }]);
+  const leave = new AbortController();
+  const action = fetchWithBudget(API, { fetch, signal: leave.signal, share: "none" });
+  setTimeout(() => leave.abort(), 300);
+  const error = await action.then(
+    () => assert.fail("resolved after the user left"),
+    (e) => e,
+  );
+  assert.equal(error.name, "AbortError");
+  assert.equal(error.report.outcome, "user_left");
+  await new Promise((r) => setTimeout(r, 2200));
+  assert.equal(calls.length, 1, "no detached retry after the user left");
+  assert.equal(runningActions(), 0);
+});
+
+test("a block one action learns holds back another on the origin", async () => {
+  const first = scripted([{ status: 429, headers: { "Retry-After": "2" } }]);
+  const policy = { max_attempts: 1 };
+  await fetchWithBudget(API, { fetch: first.fetch, policy });
+  const limits = rateLimits();
+  assert.equal(limits.length, 1);
+  assert.equal(limits[0].origin, "https://api.example");
+  assert.ok(limits[0].until_s > 1 && limits[0].until_s <= 2);
+  const second = scripted([{ status: 200, body: "[]" }]);
+  const report = await fetchWithBudget(API, { fetch: second.fetch });
+  assert.equal(report.outcome, "success");
+  assert.ok(report.attempt_starts_s[0] >= 1, "the first start waits out the block");
+});
+
+test("bad options are refused with an error that names them", () => {
+  const { fetch } = scripted([]);
+  assert.throws(() => fetchWithBudget(API, { fetch, method: "POST" }), /reads only/);
+  assert.throws(() => fetchWithBudget(API, { fetch, policy: { budget_s: -1 } }), /budget_s/);
+  assert.throws(() => fetchWithBudget(API, { fetch, share: "all" }), /options\.share/);
+  assert.throws(() => fetchWithBudget(API, { fetch, onUpdate: 3 }), /options\.onUpdate/);
+  assert.throws(() => fetchWithBudget(42, { fetch }), /URL string or URL object/);
+  assert.equal(runningActions(), 0);
+});
