@@ -209,18 +209,22 @@ impl Policy {
 }
 
 /// `d * draw`, with `draw` clamped into [0, 1] (NaN reads as 0), rounded to the nanosecond
-/// and never more than `d`. Float to integer `as` casts saturate, so nothing here can panic.
+/// and never more than `d`; a `d` past 2^64 ns (584 years) counts as 584 years. In 64-bit
+/// arithmetic, which the page pays far less for than 128-bit; for any shorter `d` the result
+/// is the same as on its exact nanoseconds. Float to integer `as` casts saturate, so nothing
+/// here can panic.
 fn scale(d: Duration, draw: f64) -> Duration {
     let draw = if draw.is_nan() {
         0.0
     } else {
         draw.clamp(0.0, 1.0)
     };
-    let nanos = crate::float::round(d.as_nanos() as f64 * draw) as u128;
-    let nanos = nanos.min(d.as_nanos());
-    let secs = u64::try_from(nanos / 1_000_000_000).unwrap_or(u64::MAX);
-    let sub = u32::try_from(nanos % 1_000_000_000).unwrap_or(0);
-    Duration::new(secs, sub)
+    let total = d
+        .as_secs()
+        .saturating_mul(1_000_000_000)
+        .saturating_add(u64::from(d.subsec_nanos()));
+    let nanos = crate::float::round(total as f64 * draw) as u64;
+    Duration::from_nanos(nanos.min(total))
 }
 
 /// A set of HTTP statuses (100-599), as a fixed bitset so that [`Policy`] stays `Copy`.
@@ -268,6 +272,41 @@ impl StatusSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// `scale` on the exact nanoseconds, in 128-bit arithmetic.
+    fn scale_exact(d: Duration, draw: f64) -> Duration {
+        let draw = if draw.is_nan() {
+            0.0
+        } else {
+            draw.clamp(0.0, 1.0)
+        };
+        let nanos = ((d.as_nanos() as f64 * draw).round() as u128).min(d.as_nanos());
+        Duration::new(
+            (nanos / 1_000_000_000) as u64,
+            (nanos % 1_000_000_000) as u32,
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn scale_is_exact_below_584_years(
+            secs in 0u64..18_000_000_000,
+            nanos in 0u32..1_000_000_000,
+            draw in proptest::num::f64::ANY,
+        ) {
+            let d = Duration::new(secs, nanos);
+            prop_assert_eq!(scale(d, draw), scale_exact(d, draw));
+        }
+    }
+
+    #[test]
+    fn scale_saturates_at_584_years() {
+        let most = Duration::from_nanos(u64::MAX);
+        assert_eq!(scale(Duration::MAX, 1.0), most);
+        assert_eq!(scale(Duration::MAX, 0.0), Duration::ZERO);
+        assert!(scale(Duration::MAX, 0.5) <= most);
+    }
 
     #[test]
     fn defaults_are_the_source_documents() {
