@@ -296,8 +296,7 @@ pub fn rate_limits() -> JsValue {
     let list = origin::in_force()
         .into_iter()
         .map(|(origin, until_s)| {
-            let until =
-                core::time::Duration::try_from_secs_f64(until_s.max(0.0)).unwrap_or_default();
+            let until = crate::clock::of_millis(until_s * 1000.0);
             Json::Object(vec![
                 ("origin".into(), Json::text(origin)),
                 ("until_s".into(), Json::Number(Number::Secs(until))),

@@ -55,13 +55,13 @@ impl Clock {
     /// A time on the shared clock as elapsed time of this action (zero before its start).
     pub(crate) fn elapsed_at(&self, shared_ms: f64) -> Duration {
         let ms = shared_ms - time_origin() - self.origin_ms;
-        Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::ZERO)
+        of_millis(ms)
     }
 
     /// Elapsed time since the start; never negative.
     pub(crate) fn elapsed(&self) -> Duration {
         let ms = performance_now() - self.origin_ms;
-        Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::ZERO)
+        of_millis(ms)
     }
 
     /// Calls `handler` once at elapsed `at`, or a little earlier when `at` is further than
@@ -90,6 +90,13 @@ impl Drop for Timer {
     fn drop(&mut self) {
         clear_timeout(&self.0);
     }
+}
+
+/// `ms` milliseconds as a `Duration`, to the nearest nanosecond: zero for a negative `ms` or
+/// NaN, and 584 years (2^64 ns) at most, since float-to-integer `as` saturates. (Cheaper for the
+/// page than `Duration::try_from_secs_f64`, which also refuses what this saturates.)
+pub(crate) fn of_millis(ms: f64) -> Duration {
+    Duration::from_nanos((ms * 1_000_000.0 + 0.5) as u64)
 }
 
 /// Now, in milliseconds on a clock that every document and worker of this machine shares

@@ -25,10 +25,6 @@ extern "C" {
     #[wasm_bindgen(js_namespace = Reflect, js_name = set)]
     fn reflect_set(target: &JsValue, key: &str, value: &JsValue);
 
-    /// `JSON.parse(text)` of text this module wrote, which cannot throw.
-    #[wasm_bindgen(js_namespace = JSON, js_name = parse)]
-    fn json_parse(text: &str) -> JsValue;
-
     /// `globalThis.crypto.getRandomValues(array)`.
     #[wasm_bindgen(js_namespace = ["globalThis", "crypto"], js_name = getRandomValues, catch)]
     fn get_random_values(array: &js_sys::Uint32Array) -> Result<JsValue, JsValue>;
@@ -59,6 +55,11 @@ extern "C" {
     pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
+/// `object[i]`, through the `Reflect.get` the loader imports anyway.
+fn index(object: &JsValue, i: u32) -> JsValue {
+    Reflect::get(object, &JsValue::from(i)).unwrap_or(JsValue::UNDEFINED)
+}
+
 /// The global object.
 pub(crate) fn global() -> JsValue {
     GLOBAL_THIS.with(JsValue::clone)
@@ -74,7 +75,7 @@ pub(crate) fn set(object: &JsValue, key: &str, value: &JsValue) {
 pub(crate) fn draw() -> f64 {
     let cell = js_sys::Uint32Array::new_with_length(1);
     match get_random_values(&cell) {
-        Ok(_) => f64::from(cell.get_index(0)) / 4_294_967_296.0,
+        Ok(_) => index(&cell, 0).as_f64().unwrap_or(0.0) / 4_294_967_296.0,
         Err(_) => math_random(),
     }
 }
@@ -100,9 +101,10 @@ pub(crate) fn then(
         .then_with(fulfilled, rejected);
 }
 
-/// A model value as the plain JavaScript value it describes.
+/// A model value as the plain JavaScript value it describes. (`JSON.parse` of text this module
+/// wrote cannot throw; the one import that catches serves both uses.)
 pub(crate) fn value_of(json: &Json) -> JsValue {
-    json_parse(&json.to_text())
+    parse_json(&JsValue::from_str(&json.to_text())).unwrap_or(JsValue::NULL)
 }
 
 /// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts.
@@ -168,7 +170,7 @@ impl Node for Js {
             return Vec::new();
         }
         let list = self.0.unchecked_ref::<Array>();
-        (0..list.length()).map(|i| Js(list.get(i))).collect()
+        (0..list.length()).map(|i| Js(index(list, i))).collect()
     }
 
     fn string(&self) -> Option<String> {
