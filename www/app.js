@@ -3,7 +3,7 @@
 // The full build: the page also runs the model alone (simulate) for its prediction row.
 import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
-import { seconds, stepRows } from "./steps.js";
+import { policyOf, seconds, stepRows } from "./steps.js";
 import { bars, drawTimeline } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
@@ -248,18 +248,6 @@ async function load() {
   }
 }
 
-function policyOf(scenario) {
-  const p = scenario.policy ?? {};
-  return {
-    budget_s: p.budget_s ?? 20,
-    max_attempts: p.max_attempts ?? 3,
-    attempt_cap_s: p.attempt_cap_s ?? 4,
-    min_wait_s: p.min_wait_s ?? 1,
-    fallback_base_s: p.fallback_base_s ?? 2,
-    retry_statuses: p.retry_statuses ?? [429],
-    trust_local_clock: p.trust_local_clock ?? false,
-  };
-}
 
 /** The screen the location names: "about", "dashboard" or "palettes". */
 function screenOf(hash) {

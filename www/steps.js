@@ -14,6 +14,20 @@ export const OUTCOME_WORDS = {
   transport_error: "stopped: the request failed",
 };
 
+/** The policy a scenario runs under, with the defaults filled in (as the page runs it and the tables read it). */
+export function policyOf(scenario) {
+  const p = scenario.policy ?? {};
+  return {
+    budget_s: p.budget_s ?? 20,
+    max_attempts: p.max_attempts ?? 3,
+    attempt_cap_s: p.attempt_cap_s ?? 4,
+    min_wait_s: p.min_wait_s ?? 1,
+    fallback_base_s: p.fallback_base_s ?? 2,
+    retry_statuses: p.retry_statuses ?? [429],
+    trust_local_clock: p.trust_local_clock ?? false,
+  };
+}
+
 /** Seconds as the tables write them: whole numbers as they are, else two decimals at most. */
 export function seconds(x) {
   return Number.isInteger(x) ? `${x}` : x.toFixed(2).replace(/0+$/, "").replace(/\.$/, "");
