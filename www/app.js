@@ -141,29 +141,51 @@ function leaveScreen() {
 /** What the timeline and the step tables show now (redrawn when the page's width changes). */
 let view = null;
 
+/** The timeline, at the width the page gives it now. */
+function showTimeline() {
+  if (!view) return;
+  const { policy, live, model, now } = view;
+  drawTimeline($("timeline"), bars(live, policy, now), model && bars(model, policy), policy);
+}
+
+/** The timeline and both step tables (the tables change only when the events do). */
 function showRun() {
   if (!view) return;
-  const { scenario, policy, live, model, now } = view;
-  drawTimeline($("timeline"), bars(live, policy, now), model && bars(model, policy), policy);
+  showTimeline();
+  const { scenario, policy, live, model } = view;
   showSteps("steps-live", `Live run of ${scenario}`, stepRows(live, policy));
   showSteps("steps-model", model ? `Model prediction for ${scenario}` : `No model prediction for ${scenario}`, model ? stepRows(model, policy) : []);
 }
 
-/** Fills the step table `id` (its caption and body) with `rows`. */
+/** The step tables' columns after Step, which a narrow layout writes before each cell. */
+const STEP_COLUMNS = ["Elapsed interval", "Observed", "Decision"];
+
+/** Fills the step table `id` (its caption and body) with `rows`. The rows carry their table
+ *  roles explicitly: the narrow layout displays them as blocks, which would otherwise drop
+ *  the table's semantics in some browsers. */
 function showSteps(id, caption, rows) {
   const table = $(id);
   table.querySelector("caption").textContent = caption;
   const body = rows.map(([step, ...cells]) => {
     const tr = document.createElement("tr");
+    tr.setAttribute("role", "row");
     const th = text("th", step);
     th.scope = "row";
-    tr.append(th, ...cells.map((cell) => text("td", cell)));
+    th.setAttribute("role", "rowheader");
+    tr.append(th, ...cells.map((cell, k) => {
+      const td = text("td", cell);
+      td.setAttribute("role", "cell");
+      td.dataset.label = STEP_COLUMNS[k];
+      return td;
+    }));
     return tr;
   });
   if (!body.length) {
     const empty = text("td", "Nothing yet.", "empty");
     empty.colSpan = 4;
+    empty.setAttribute("role", "cell");
     body.push(document.createElement("tr"));
+    body[0].setAttribute("role", "row");
     body[0].append(empty);
   }
   table.tBodies[0].replaceChildren(...body);
@@ -192,12 +214,12 @@ async function load() {
   view = { scenario: scenario.name, policy, live: events, model: modelEvents(scenario), now: 0 };
   let lastReceipt = null;
   const started = performance.now();
-  const redraw = () => {
+  const redraw = (show) => {
     if (!owns()) return;
     view.now = (performance.now() - started) / 1000;
-    showRun();
+    show();
   };
-  const ticker = setInterval(redraw, 100);
+  const ticker = setInterval(() => redraw(showTimeline), 100);
   let leaveTimer = null;
   if (scenario.user_leaves_at_s != null) {
     leaveTimer = setTimeout(() => { if (owns()) location.hash = "#/about"; }, scenario.user_leaves_at_s * 1000);
@@ -222,7 +244,7 @@ async function load() {
         }
         showState(update.visible);
         showLast(lastReceipt, policy);
-        redraw();
+        redraw(showRun);
       },
     });
     if (!owns()) return;
@@ -319,7 +341,7 @@ async function main() {
   let drawnWidth = 0;
   new ResizeObserver(() => {
     const width = $("timeline").clientWidth;
-    if (width !== drawnWidth) (drawnWidth = width), showRun();
+    if (width !== drawnWidth) (drawnWidth = width), showTimeline();
   }).observe($("timeline"));
   route();
   $("load").disabled = false;

@@ -107,14 +107,15 @@ class Canvas {
     const probe = this.add("text", { class: cls, x: 0, y: 0 });
     const lines = [];
     let line = "";
-    for (const word of content.split(" ")) {
+    // A unit stays with its number: "32 s" is never split.
+    for (const word of content.replace(/ s\b/g, "\u00a0s").split(" ")) {
       const next = line ? `${line} ${word}` : word;
       probe.textContent = next;
       if (line && probe.getBBox().width > this.width - 2 * PAD) lines.push(line), (line = word);
       else line = next;
     }
     probe.remove();
-    return [...lines, line];
+    return [...lines, line].map((l) => l.replaceAll("\u00a0", " "));
   }
 
   /** A text that must fit inside [x0, x1] or not be drawn. */
