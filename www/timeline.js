@@ -163,8 +163,9 @@ function drawTrack(c, t, title, x, y, policy) {
 }
 
 function drawAxis(c, span, x, y) {
-  const steps = [1, 2, 5, 10, 20, 50, 100];
-  const step = steps.find((s) => x(s) - x(0) >= 36) ?? steps[steps.length - 1];
+  // The smallest of 1, 2, 5, 10, 20, 50, ... seconds that leaves 36 px between ticks.
+  let step = 1;
+  for (let k = 0; x(step) - x(0) < 36; k += 1) step = [1, 2, 5][(k + 1) % 3] * 10 ** Math.floor((k + 1) / 3);
   for (let t = 0; t <= span + 1e-9; t += step) {
     c.add("line", { x1: x(t), x2: x(t), y1: y - 4, y2: y, class: "tick-mark" });
     c.label(`${t}`, x(t) - 4, y + 12, "tick");
@@ -194,4 +195,15 @@ export function drawTimeline(container, live, model, policy) {
   const height = drawAxis(c, span, x, y + 4);
   svg.setAttribute("height", height);
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  container.setAttribute("aria-label", summary(live, model, policy));
+}
+
+/** The timeline in a sentence, for those who cannot see it. */
+function summary(live, model, policy) {
+  const said = (t) => (t.stop ? `${OUTCOME_WORDS[t.stop[1]] ?? t.stop[1]} at ${seconds(t.stop[0])} s` : "running");
+  const refused = (t) => (t.refused ? `, ${refusalLabel(t.refused, policy)}` : "");
+  const parts = [`Timeline over the ${seconds(policy.budget_s)}-second budget.`];
+  if (model) parts.push(`Model prediction: ${said(model)}${refused(model)}.`);
+  parts.push(`Live run: ${said(live)}${refused(live)}.`);
+  return parts.join(" ");
 }
