@@ -3,9 +3,10 @@
 // The full build: the page also runs the model alone (simulate) for its prediction row.
 import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
+import { policyOf, seconds, stepRows } from "./steps.js";
+import { bars, drawTimeline } from "./timeline.js";
 
 const $ = (id) => document.getElementById(id);
-const SVG = "http://www.w3.org/2000/svg";
 const SCREEN = "palette-list";
 
 /** The action that owns the palette screen now: its abort controller and run id. */
@@ -22,10 +23,6 @@ function text(tag, content, className) {
   el.textContent = content;
   if (className) el.className = className;
   return el;
-}
-
-function seconds(x) {
-  return Number.isInteger(x) ? `${x}` : x.toFixed(2).replace(/0+$/, "").replace(/\.$/, "");
 }
 
 function showState(lines) {
@@ -69,73 +66,46 @@ function showList(body) {
   );
 }
 
-/** Rows of bars for one trace: requests, waits, caps reserved, the stop. */
-function rows(events, policy, now) {
-  const out = { requests: [], waits: [], caps: [], stop: null };
-  let open = null;
-  let wait = null;
-  for (const e of events) {
-    switch (e.event) {
-      case "start":
-        if (wait) out.waits.push([wait.at_s, e.at_s]), (wait = null);
-        open = e;
-        out.caps.push([e.at_s, e.at_s + policy.attempt_cap_s]);
-        break;
-      case "receipt":
-      case "failure":
-        if (open) out.requests.push([open.at_s, e.at_s, e.status ?? e.error]), (open = null);
-        break;
-      case "wait":
-        wait = e;
-        break;
-      case "left":
-      case "stop":
-        if (open) out.requests.push([open.at_s, e.at_s, "left"]), (open = null);
-        if (wait) out.waits.push([wait.at_s, e.at_s]), (wait = null);
-        if (e.event === "stop") out.stop = [e.at_s, e.outcome];
-        break;
-    }
-  }
-  if (open && now !== undefined) out.requests.push([open.at_s, now, "…"]);
-  if (wait && now !== undefined) out.waits.push([wait.at_s, now]);
-  return out;
+/** The picker's groups, in this order; a fixture file not named here is a group of its own. */
+const GROUPS = [
+  { key: "B62-16-schedules.json", label: "Source document: schedules and stop table" },
+  { key: "hostile-servers.json", label: "Hostile servers" },
+  { key: "faulted", label: "Transport faults (the server injects them)" },
+  { key: "load", label: "Load and races (the load and race test pages)" },
+  { key: "shared-limits.json", label: "Shared rate limits (section 4; the model row only)" },
+  { key: "dashboard.json", label: "Dashboard widgets" },
+];
+
+/** Which group a scenario of `file` belongs to: the load and race pages' scenarios (named
+ *  `load-...` and `race-...`) live in hostile-servers.json but are grouped apart. */
+function groupOf(file, name) {
+  if (file.faulted) return "faulted";
+  if (/^(load|race)-/.test(name)) return "load";
+  return file.file;
 }
 
-function drawTimeline(live, model, policy, now) {
-  const budget = policy.budget_s;
-  const span = Math.max(budget, live.stop?.[0] ?? 0, model?.stop?.[0] ?? 0);
-  const W = 960, left = 90, right = 20, rowH = 34;
-  const x = (t) => left + (Math.min(t, span) / span) * (W - left - right);
-  const svg = document.createElementNS(SVG, "svg");
-  svg.setAttribute("viewBox", `0 0 ${W} ${rowH * 2 + 40}`);
-  const add = (tag, attrs, content) => {
-    const el = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    if (content !== undefined) el.textContent = content;
-    svg.append(el);
-    return el;
-  };
-  const drawRow = (r, y, label) => {
-    add("text", { x: 4, y: y + 20, class: "row-label" }, label);
-    for (const [a, b] of r.caps) add("rect", { x: x(a), y: y + 2, width: Math.max(1, x(b) - x(a)), height: rowH - 8, class: "cap" });
-    for (const [a, b] of r.waits) add("rect", { x: x(a), y: y + 10, width: Math.max(1, x(b) - x(a)), height: rowH - 24, class: "wait" });
-    for (const [a, b, what] of r.requests) {
-      add("rect", { x: x(a), y: y + 6, width: Math.max(2, x(b) - x(a)), height: rowH - 16, class: "request" });
-      add("text", { x: x(a) + 3, y: y + 21, class: "bar-label" }, String(what));
+/** The picker's `<optgroup>`s, each option titled with its scenario's `about`. */
+function pickerGroups(files) {
+  const about = new Map(scenarios.map((s) => [s.name, s.about ?? ""]));
+  const groups = new Map(GROUPS.map((g) => [g.key, { label: g.label, names: [] }]));
+  for (const file of files) {
+    for (const name of file.scenarios) {
+      const key = groupOf(file, name);
+      if (!groups.has(key)) groups.set(key, { label: key, names: [] });
+      groups.get(key).names.push(name);
     }
-    if (r.stop) {
-      add("line", { x1: x(r.stop[0]), x2: x(r.stop[0]), y1: y, y2: y + rowH - 4, class: "stop" });
-      add("text", { x: Math.min(x(r.stop[0]) + 4, W - 150), y: y + rowH - 6, class: "stop-label" }, `${r.stop[1]} at ${seconds(r.stop[0])} s`);
-    }
-  };
-  if (model) drawRow(model, 4, "model");
-  drawRow(live, rowH + 8, "live");
-  add("line", { x1: x(budget), x2: x(budget), y1: 0, y2: rowH * 2 + 14, class: "deadline" });
-  for (let t = 0; t <= span; t += span > 40 ? 10 : 2) {
-    add("text", { x: x(t), y: rowH * 2 + 32, class: "tick", "text-anchor": "middle" }, `${t}`);
   }
-  add("text", { x: x(budget) - 4, y: rowH * 2 + 22, class: "tick", "text-anchor": "end" }, `deadline ${seconds(budget)} s`);
-  $("timeline").replaceChildren(svg);
+  return [...groups.values()].filter((g) => g.names.length).map((g) => {
+    const group = document.createElement("optgroup");
+    group.label = g.label;
+    group.append(...g.names.map((name) => {
+      const option = text("option", name);
+      option.value = name;
+      option.title = about.get(name);
+      return option;
+    }));
+    return group;
+  });
 }
 
 function selected() {
@@ -168,6 +138,67 @@ function leaveScreen() {
   current = null;
 }
 
+/** What the timeline and the step tables show now (redrawn when the page's width changes). */
+let view = null;
+
+/** The timeline, at the width the page gives it now. */
+function showTimeline() {
+  if (!view) return;
+  const { policy, live, model, now } = view;
+  drawTimeline($("timeline"), bars(live, policy, now), model && bars(model, policy), policy);
+}
+
+/** The timeline and both step tables (the tables change only when the events do). */
+function showRun() {
+  if (!view) return;
+  showTimeline();
+  const { scenario, policy, live, model } = view;
+  showSteps("steps-live", `Live run of ${scenario}`, stepRows(live, policy));
+  showSteps("steps-model", model ? `Model prediction for ${scenario}` : `No model prediction for ${scenario}`, model ? stepRows(model, policy) : []);
+}
+
+/** The step tables' columns after Step, which a narrow layout writes before each cell. */
+const STEP_COLUMNS = ["Elapsed interval", "Observed", "Decision"];
+
+/** Fills the step table `id` (its caption and body) with `rows`. The rows carry their table
+ *  roles explicitly: the narrow layout displays them as blocks, which would otherwise drop
+ *  the table's semantics in some browsers. */
+function showSteps(id, caption, rows) {
+  const table = $(id);
+  table.querySelector("caption").textContent = caption;
+  const body = rows.map(([step, ...cells]) => {
+    const tr = document.createElement("tr");
+    tr.setAttribute("role", "row");
+    const th = text("th", step);
+    th.scope = "row";
+    th.setAttribute("role", "rowheader");
+    tr.append(th, ...cells.map((cell, k) => {
+      const td = text("td", cell);
+      td.setAttribute("role", "cell");
+      td.dataset.label = STEP_COLUMNS[k];
+      return td;
+    }));
+    return tr;
+  });
+  if (!body.length) {
+    const empty = text("td", "Nothing yet.", "empty");
+    empty.colSpan = 4;
+    empty.setAttribute("role", "cell");
+    body.push(document.createElement("tr"));
+    body[0].setAttribute("role", "row");
+    body[0].append(empty);
+  }
+  table.tBodies[0].replaceChildren(...body);
+}
+
+function modelEvents(scenario) {
+  try {
+    return simulate(scenario).events;
+  } catch (e) {
+    return null;
+  }
+}
+
 async function load() {
   leaveScreen();
   const scenario = selected();
@@ -178,19 +209,17 @@ async function load() {
   current = me;
   const owns = () => current === me;
 
-  let model = null;
-  try {
-    model = rows(simulate(scenario).events, policyOf(scenario));
-  } catch (e) {
-    model = null;
-  }
   const policy = policyOf(scenario);
   const events = [];
+  view = { scenario: scenario.name, policy, live: events, model: modelEvents(scenario), now: 0 };
   let lastReceipt = null;
   const started = performance.now();
-  const elapsed = () => (performance.now() - started) / 1000;
-  const redraw = () => owns() && drawTimeline(rows(events, policy, elapsed()), model, policy, elapsed());
-  const ticker = setInterval(redraw, 100);
+  const redraw = (show) => {
+    if (!owns()) return;
+    view.now = (performance.now() - started) / 1000;
+    show();
+  };
+  const ticker = setInterval(() => redraw(showTimeline), 100);
   let leaveTimer = null;
   if (scenario.user_leaves_at_s != null) {
     leaveTimer = setTimeout(() => { if (owns()) location.hash = "#/about"; }, scenario.user_leaves_at_s * 1000);
@@ -215,10 +244,12 @@ async function load() {
         }
         showState(update.visible);
         showLast(lastReceipt, policy);
-        redraw();
+        redraw(showRun);
       },
     });
     if (!owns()) return;
+    // The finished report is the live run's record: its events draw the last timeline.
+    view.live = result.events;
     showState(result.visible);
     document.body.dataset.outcome = result.outcome;
     if (result.outcome === "success") showList(result.body);
@@ -232,24 +263,13 @@ async function load() {
     clearInterval(ticker);
     clearTimeout(leaveTimer);
     if (owns()) {
-      drawTimeline(rows(events, policy), model, policy);
+      view.now = undefined;
+      showRun();
       current = null;
     }
   }
 }
 
-function policyOf(scenario) {
-  const p = scenario.policy ?? {};
-  return {
-    budget_s: p.budget_s ?? 20,
-    max_attempts: p.max_attempts ?? 3,
-    attempt_cap_s: p.attempt_cap_s ?? 4,
-    min_wait_s: p.min_wait_s ?? 1,
-    fallback_base_s: p.fallback_base_s ?? 2,
-    retry_statuses: p.retry_statuses ?? [429],
-    trust_local_clock: p.trust_local_clock ?? false,
-  };
-}
 
 /** The screen the location names: "about", "dashboard" or "palettes". */
 function screenOf(hash) {
@@ -301,16 +321,7 @@ async function main() {
   const listing = await response.json();
   scenarios = listing.scenarios;
   faults = listing.faults ?? {};
-  $("scenario").replaceChildren(...listing.files.map((file) => {
-    const group = document.createElement("optgroup");
-    group.label = file.faulted ? `${file.file} (server faults)` : file.file;
-    group.append(...file.scenarios.map((name) => {
-      const option = text("option", name);
-      option.value = name;
-      return option;
-    }));
-    return group;
-  }));
+  $("scenario").replaceChildren(...pickerGroups(listing.files));
   const wanted = params.get("scenario");
   if (wanted && scenarios.some((s) => s.name === wanted)) $("scenario").value = wanted;
   describe(selected());
@@ -326,6 +337,12 @@ async function main() {
       showState(["This page was restored. The earlier action ended when you left; press Load palettes to start a new budget."]);
     }
   });
+  // The timeline is drawn at the width it has: draw it again when that changes.
+  let drawnWidth = 0;
+  new ResizeObserver(() => {
+    const width = $("timeline").clientWidth;
+    if (width !== drawnWidth) (drawnWidth = width), showTimeline();
+  }).observe($("timeline"));
   route();
   $("load").disabled = false;
   document.body.dataset.ready = "true";

@@ -88,6 +88,35 @@ pub async fn session(browser: Browser) -> Session {
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// A headless session of `browser` whose window may be made as narrow as a phone's (360 px).
+/// Firefox keeps its window at least 500 px wide unless its own interface allows less: its
+/// session runs on a profile in `profile` (created, and emptied first) whose `userChrome.css`
+/// lifts that minimum. Chromium needs nothing of the kind.
+pub async fn narrow_session(browser: Browser, profile: &std::path::Path) -> Session {
+    let mut caps = harness::capabilities(browser, Measure::Nothing);
+    if browser == Browser::Firefox {
+        let _ = std::fs::remove_dir_all(profile);
+        std::fs::create_dir_all(profile.join("chrome")).expect("a profile folder");
+        std::fs::write(
+            profile.join("user.js"),
+            "user_pref(\"toolkit.legacyUserProfileCustomizations.stylesheets\", true);\n",
+        )
+        .expect("the profile's user.js");
+        std::fs::write(
+            profile.join("chrome/userChrome.css"),
+            ":root { min-width: 0 !important; }\n",
+        )
+        .expect("the profile's userChrome.css");
+        let args = &mut caps["moz:firefoxOptions"]["args"];
+        if let Value::Array(args) = args {
+            args.extend([json!("-profile"), json!(profile.to_string_lossy())]);
+        }
+    }
+    Session::start_with(browser, caps)
+        .await
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// A session set up for memory figures: in Chromium, precise `performance.memory`, `gc()`,
 /// and no optimising JavaScript tiers (see [`Measure::UnoptimisedMemory`]).
 pub async fn memory_session(browser: Browser) -> Session {

@@ -684,38 +684,72 @@ async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<Str
     failures
 }
 
-/// The page's scenario picker lists every scenario of every fixture file, then the server's
-/// faulted ones, grouped by file; a faulted scenario says what is injected.
+/// The picker's groups, in order: (label, the fixture file it takes its scenarios from, or
+/// "faulted" for the server's fault file, or "load" for the load and race pages' scenarios).
+const PICKER_GROUPS: [(&str, &str); 6] = [
+    (
+        "Source document: schedules and stop table",
+        "B62-16-schedules.json",
+    ),
+    ("Hostile servers", "hostile-servers.json"),
+    ("Transport faults (the server injects them)", "faulted"),
+    ("Load and races (the load and race test pages)", "load"),
+    (
+        "Shared rate limits (section 4; the model row only)",
+        "shared-limits.json",
+    ),
+    ("Dashboard widgets", "dashboard.json"),
+];
+
+/// The page's scenario picker lists every scenario of every fixture file and the server's
+/// faulted ones, grouped (the load and race pages' scenarios apart from the hostile servers),
+/// each option titled with its scenario's `about`; a faulted scenario says what is injected.
 async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> {
     let mut failures = Vec::new();
-    let mut want: Vec<Value> = Vec::new();
+    // (group key, name, about) of every scenario the page may pick.
+    let mut listed: Vec<(String, Value, Value)> = Vec::new();
     for path in e2e::fixture_files() {
         let doc: Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("a fixture file"))
                 .expect("JSON");
-        let names: Vec<Value> = doc["scenarios"]
-            .as_array()
-            .expect("scenarios")
-            .iter()
-            .map(|s| s["name"].clone())
-            .collect();
         let file = path.file_name().expect("a name").to_string_lossy();
-        want.push(json!({ "label": file, "options": names }));
+        for s in doc["scenarios"].as_array().expect("scenarios") {
+            let name = s["name"].as_str().unwrap_or_default();
+            let key = if name.starts_with("load-") || name.starts_with("race-") {
+                "load".to_owned()
+            } else {
+                file.to_string()
+            };
+            listed.push((
+                key,
+                s["name"].clone(),
+                json!(s["about"].as_str().unwrap_or_default()),
+            ));
+        }
     }
     let server_faults: Value = serde_json::from_str(
         &std::fs::read_to_string(e2e::root().join("server/transport-faults.json"))
             .expect("the fault file"),
     )
     .expect("JSON");
-    let faulted: Vec<Value> = server_faults["faulted"]
-        .as_array()
-        .expect("faulted")
+    for f in server_faults["faulted"].as_array().expect("faulted") {
+        listed.push((
+            "faulted".into(),
+            f["name"].clone(),
+            json!(f["about"].as_str().unwrap_or_default()),
+        ));
+    }
+    let want: Vec<Value> = PICKER_GROUPS
         .iter()
-        .map(|f| f["name"].clone())
+        .map(|(label, key)| {
+            let options: Vec<Value> = listed
+                .iter()
+                .filter(|(k, ..)| k == key)
+                .map(|(_, name, about)| json!({ "name": name, "about": about }))
+                .collect();
+            json!({ "label": label, "options": options })
+        })
         .collect();
-    want.push(
-        json!({ "label": "server/transport-faults.json (server faults)", "options": faulted }),
-    );
     open_for(
         client,
         base,
@@ -727,7 +761,8 @@ async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> 
     let got = js(
         client,
         "return [...document.querySelectorAll('#scenario optgroup')].map(g => ({
-           label: g.label, options: [...g.querySelectorAll('option')].map(o => o.value) }))",
+           label: g.label,
+           options: [...g.querySelectorAll('option')].map(o => ({ name: o.value, about: o.title })) }))",
     )
     .await;
     if got != json!(want) {

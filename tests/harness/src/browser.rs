@@ -140,9 +140,15 @@ impl Session {
     /// Starts a WebDriver server for `browser` and a headless session on it, set up for
     /// `measure`.
     pub async fn start(browser: Browser, measure: Measure) -> Result<Session, String> {
+        Session::start_with(browser, capabilities(browser, measure)).await
+    }
+
+    /// Starts a WebDriver server for `browser` and a session on it with `caps` (for example
+    /// [`capabilities`] with more browser arguments).
+    pub async fn start_with(browser: Browser, caps: Map<String, Value>) -> Result<Session, String> {
         let (driver, port) = start_driver(browser).await?;
         let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(capabilities(browser, measure))
+            .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
             .await
             .map_err(|e| format!("{} session: {e}", browser.name()))?;
