@@ -38,7 +38,10 @@ function showLast(receipt, policy) {
   const ra = receipt.retry_after;
   $("last-status").textContent = String(receipt.status);
   $("last-raw").textContent = ra.raw === null ? "(absent)" : JSON.stringify(ra.raw);
-  const delay = ra.delay_s === null ? "" : `, a ${seconds(ra.delay_s)}-second delay`;
+  // Beyond 2^53 a delay is no longer an exact count of seconds: write its magnitude.
+  const big = ra.delay_s > Number.MAX_SAFE_INTEGER;
+  const figure = big ? ra.delay_s.toExponential(2) : seconds(ra.delay_s ?? 0);
+  const delay = ra.delay_s === null ? "" : `, a ${figure}-second delay`;
   const kinds = {
     seconds: "delay-seconds",
     date: "an HTTP-date",
