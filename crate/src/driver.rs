@@ -29,6 +29,7 @@ use crate::clock::{wall_now, Clock, Timer};
 use crate::js::{abort_error, draw, parse_json, set, then, value_of};
 use crate::leave::{Flag, Ownership};
 use crate::origin::{self, Listener, Share};
+use crate::Callback;
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -67,20 +68,30 @@ enum Settled {
     Fired = 5,
 }
 
+/// 2^32: a tag is `what * 2^32 + number`, exact in a JavaScript number.
+const TAG_SHIFT: f64 = 4_294_967_296.0;
+
 impl Settled {
-    fn of(tag: f64) -> Settled {
-        match tag as u8 {
+    /// What settled and for which attempt or timer, as one number to bind to the receiver.
+    fn tag(self, number: u32) -> f64 {
+        f64::from(self as u8) * TAG_SHIFT + f64::from(number)
+    }
+
+    /// The two halves of a tag (`as` saturates: a stray value reads as a failure of nothing).
+    fn untag(tag: f64) -> (Settled, u32) {
+        let what = match (tag / TAG_SHIFT) as u8 {
             1 => Settled::Response,
             2 => Settled::Body,
             4 => Settled::Timer,
             5 => Settled::Fired,
             _ => Settled::Failure,
-        }
+        };
+        (what, (tag % TAG_SHIFT) as u32)
     }
 }
 
-/// The receiver of every settlement and timer: `(what, attempt or timer, value)`.
-type Settle = Closure<dyn FnMut(JsValue, JsValue, JsValue)>;
+/// The receiver of every settlement and timer: `(tag, value)`.
+type Settle = Callback;
 
 /// Starts one user action: the returned promise resolves with its report, or rejects with an
 /// `AbortError` carrying it when the screen lets go. The action begins in a microtask, as a
@@ -88,11 +99,16 @@ type Settle = Closure<dyn FnMut(JsValue, JsValue, JsValue)>;
 pub(crate) fn start(request: Request) -> Promise {
     let mut request = Some(request);
     Promise::new(&mut |resolve, reject| {
-        if let Some(request) = request.take() {
-            let begin = Closure::once_into_js(move || Shared::begin(request, resolve, reject));
-            let begin: &Function = begin.unchecked_ref();
-            then(&Promise::resolve(&JsValue::UNDEFINED), begin, begin);
-        }
+        let mut args = request.take().map(|request| (request, resolve, reject));
+        // JavaScript's collector frees it once it has run.
+        let begin = Callback::new(move |_: JsValue, _: JsValue| {
+            if let Some((request, resolve, reject)) = args.take() {
+                Shared::begin(request, resolve, reject);
+            }
+        })
+        .into_js_value();
+        let begin: &Function = begin.unchecked_ref();
+        then(&Promise::resolve(&JsValue::UNDEFINED), begin, begin);
     })
 }
 
@@ -221,10 +237,10 @@ impl Shared {
         let weak = Rc::downgrade(&shared);
         let listener: Listener = Rc::new(move |until_ms| Shared::heard(&weak, until_ms));
         let receiver = Rc::clone(&shared);
-        let settle: Settle =
-            Closure::new(move |what: JsValue, attempt: JsValue, value: JsValue| {
-                receiver.settled(Settled::of(what.as_f64().unwrap_or(3.0)), attempt, value);
-            });
+        let settle: Settle = Closure::new(move |tag: JsValue, value: JsValue| {
+            let (what, number) = Settled::untag(tag.as_f64().unwrap_or(0.0));
+            receiver.settled(what, number, value);
+        });
         let mut run = shared.run.borrow_mut();
         origin::listen(&run.request.origin, run.request.share, &listener);
         run.listener = Some(listener);
@@ -262,12 +278,12 @@ impl Shared {
     }
 
     /// A promise given to `settle` settled with `value`, or the armed timer fired.
-    fn settled(self: &Rc<Self>, what: Settled, attempt: JsValue, value: JsValue) {
+    fn settled(self: &Rc<Self>, what: Settled, number: u32, value: JsValue) {
         let released = {
             let Ok(mut run) = self.run.try_borrow_mut() else {
                 return;
             };
-            let number = attempt.as_f64().map(|n| n as u32);
+            let number = Some(number);
             if what == Settled::Fired {
                 // The model hears of it in a microtask, at the real time then, so that a
                 // departure in the same task (rule 12: leaving wins a tie) comes first. A timer
@@ -314,15 +330,11 @@ impl Run {
         }
     }
 
-    /// The settlement receiver with its first two arguments bound: what, and for which attempt
-    /// or timer. `None` once the action has let the receiver go.
+    /// The settlement receiver with its first argument bound: what, and for which attempt or
+    /// timer, as one tag. `None` once the action has let the receiver go.
     fn tagged(&self, what: Settled, number: u32) -> Option<Function> {
         let settle: &Function = self.settle.as_ref()?.as_ref().unchecked_ref();
-        let bound = settle.bind2(
-            &JsValue::NULL,
-            &JsValue::from(what as u8),
-            &JsValue::from(number),
-        );
+        let bound = settle.bind1(&JsValue::NULL, &JsValue::from(what.tag(number)));
         Some(bound.unchecked_into())
     }
 

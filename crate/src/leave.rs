@@ -3,7 +3,7 @@
 //! for the same screen. Any of them ends the action for good.
 
 use crate::prelude::*;
-use crate::Single;
+use crate::{Callback, Single};
 use alloc::rc::Rc;
 use core::cell::{Cell, RefCell};
 
@@ -21,10 +21,10 @@ extern "C" {
     type Target;
 
     #[wasm_bindgen(method, js_name = addEventListener)]
-    fn add_listener(this: &Target, kind: &str, listener: &Closure<dyn FnMut()>);
+    fn add_listener(this: &Target, kind: &str, listener: &Callback);
 
     #[wasm_bindgen(method, js_name = removeEventListener)]
-    fn remove_listener(this: &Target, kind: &str, listener: &Closure<dyn FnMut()>);
+    fn remove_listener(this: &Target, kind: &str, listener: &Callback);
 }
 
 /// A one-way switch: once set, it stays set, and its one listener is told, once. The screen
@@ -62,14 +62,14 @@ impl Flag {
 struct Listener {
     target: JsValue,
     kind: &'static str,
-    callback: Closure<dyn FnMut()>,
+    callback: Callback,
 }
 
 impl Listener {
     /// Sets `flag` when `target` fires `kind`.
     fn new(target: &JsValue, kind: &'static str, flag: &Rc<Flag>) -> Listener {
         let flag = Rc::clone(flag);
-        let callback = Closure::new(move || flag.set());
+        let callback = Closure::new(move |_: JsValue, _: JsValue| flag.set());
         target
             .unchecked_ref::<Target>()
             .add_listener(kind, &callback);

@@ -7,7 +7,7 @@
 //! look, and a listener of an action that ended is dropped with it: nothing grows without bound.
 
 use crate::prelude::*;
-use crate::Single;
+use crate::{Callback, Single};
 use alloc::rc::{Rc, Weak};
 use core::cell::RefCell;
 
@@ -55,7 +55,7 @@ struct Registry {
 /// The `BroadcastChannel` to the other tabs, with its message handler.
 struct Channel {
     port: BroadcastChannel,
-    _on_message: Closure<dyn FnMut(JsValue)>,
+    _on_message: Callback,
 }
 
 #[wasm_bindgen]
@@ -214,7 +214,7 @@ impl Channel {
             return None;
         }
         let port = BroadcastChannel::new(CHANNEL).ok()?;
-        let on_message = Closure::new(|event: JsValue| {
+        let on_message = Closure::new(|event: JsValue, _: JsValue| {
             let Some(data) = Js(event).member("data") else {
                 return;
             };
