@@ -26,7 +26,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
 use crate::clock::{wall_now, Clock, Timer};
-use crate::js::{abort_error, draw, parse_json, set, then, value_of};
+use crate::js::{abort_error, draw, parse_json, promise, set, then, value_of};
 use crate::leave::{Flag, Ownership};
 use crate::origin::{self, Listener, Share};
 use crate::Callback;
@@ -98,7 +98,8 @@ type Settle = Callback;
 /// spawned task would: a signal aborted right after the call still means "nothing was sent".
 pub(crate) fn start(request: Request) -> Promise {
     let mut request = Some(request);
-    Promise::new(&mut |resolve, reject| {
+    let executor = Callback::new(move |resolve: JsValue, reject: JsValue| {
+        let (resolve, reject) = (resolve.unchecked_into(), reject.unchecked_into());
         let mut args = request.take().map(|request| (request, resolve, reject));
         // JavaScript's collector frees it once it has run.
         let begin = Callback::new(move |_: JsValue, _: JsValue| {
@@ -109,7 +110,8 @@ pub(crate) fn start(request: Request) -> Promise {
         .into_js_value();
         let begin: &Function = begin.unchecked_ref();
         then(&Promise::resolve(&JsValue::UNDEFINED), begin, begin);
-    })
+    });
+    promise(&executor)
 }
 
 /// One action, shared by the callbacks that report to it.

@@ -10,6 +10,8 @@ use retry_budget_model::scenario::{Kind, Node};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::Callback;
+
 #[wasm_bindgen]
 extern "C" {
     /// `globalThis`: a window, a worker's global scope, or Node's.
@@ -50,6 +52,10 @@ extern "C" {
     #[wasm_bindgen(method, js_name = then)]
     fn then_with(this: &Thenable, fulfilled: &js_sys::Function, rejected: &js_sys::Function);
 
+    /// `new Promise(executor)`, with an executor of this module's one closure signature.
+    #[wasm_bindgen(constructor, js_class = "Promise")]
+    fn new(executor: &Callback) -> Thenable;
+
     /// `JSON.parse(text)` of text from elsewhere.
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
     pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
@@ -88,6 +94,12 @@ pub(crate) fn origin_of(url: &str) -> String {
         .and_then(|l| l.member("href"))
         .map_or(JsValue::UNDEFINED, |h| h.0);
     Url::new(url, &base).map_or_else(|_| url.to_owned(), |u| u.origin())
+}
+
+/// `new Promise(executor)`: `executor` is called at once with `resolve` and `reject`, and may be
+/// dropped when this returns.
+pub(crate) fn promise(executor: &Callback) -> js_sys::Promise {
+    Thenable::new(executor).unchecked_into()
 }
 
 /// `promise.then(fulfilled, rejected)`.

@@ -1,6 +1,7 @@
 // The app build (crate/pkg/, what a JS app ships) run in Node against an injected fetch: the
 // browser suite and the page load the full build, so this is where the shipped module itself
-// is exercised. scripts/test runs it once the packages are built:
+// is exercised (bundle.test.mjs does the same through a bundler). scripts/test runs it once the
+// packages are built:
 //   node --test tests/app/node.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
