@@ -2,7 +2,7 @@
 //! they are written, as decimals computed in integers, so the command and the page (the same
 //! code built for wasm) write the same text.
 
-use crate::service::NS;
+use crate::service::{push_digits, NS};
 use crate::sim::{Run, Slot};
 
 /// The figures one policy produced.
@@ -98,31 +98,25 @@ pub fn per_bin(times: &[u64], width: u64, bins: usize) -> Vec<u64> {
     counts
 }
 
-/// `numer / denom` as a decimal rounded half up to `places` places, trailing zeros dropped:
-/// `decimal(2, 3, 4)` is `0.6667`, `decimal(5, 1, 3)` is `5`.
+/// `numer / denom` as a decimal rounded half up to `places` places (at most 9), trailing
+/// zeros dropped: `decimal(2, 3, 4)` is `0.6667`, `decimal(5, 1, 3)` is `5`.
 pub fn decimal(numer: u64, denom: u64, places: u32) -> String {
-    let scale = 10u128.pow(places);
+    let scale = 10u128.pow(places.min(9));
     let denom = u128::from(denom.max(1));
     let scaled = (u128::from(numer) * scale * 2 + denom) / (denom * 2);
-    let mut out = (scaled / scale).to_string();
-    let mut frac = scaled % scale;
+    let mut out = String::new();
+    // At most numer, and below 10^9: both fit.
+    push_digits(&mut out, (scaled / scale) as u64, 1);
+    let (mut frac, mut digits) = ((scaled % scale) as u64, places.min(9) as usize);
     if frac > 0 {
-        let mut digits = places;
         while frac.is_multiple_of(10) {
             frac /= 10;
             digits -= 1;
         }
         out.push('.');
-        out.push_str(&format_zero_padded(frac, digits));
+        push_digits(&mut out, frac, digits);
     }
     out
-}
-
-/// `n` with leading zeros to `digits` digits.
-fn format_zero_padded(n: u128, digits: u32) -> String {
-    let text = n.to_string();
-    let pad = (digits as usize).saturating_sub(text.len());
-    "0".repeat(pad) + &text
 }
 
 #[cfg(test)]

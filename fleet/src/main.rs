@@ -123,7 +123,10 @@ fn main() {
     };
     let (fleet, seconds) = timed_runs(&scenario);
     if json {
-        let value = serde_json::Value::from(&fleet.to_json());
+        // Through the library's exact text: seconds like 1.615127182 stay as written (an f64
+        // built from whole seconds and nanoseconds may print as 1.6151271820000002).
+        let text = fleet.to_json().to_text();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
         println!("{value:#}");
     } else {
         print!("{}", table(&fleet));

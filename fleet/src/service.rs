@@ -168,8 +168,9 @@ fn push_imf_fixdate(out: &mut String, unix: i64) {
     out.push_str(" GMT");
 }
 
-/// Appends `n` in decimal, zero-padded to at least `width` digits (at most 20).
-fn push_digits(out: &mut String, mut n: u64, width: usize) {
+/// Appends `n` in decimal, zero-padded to at least `width` digits (at most 20), without the
+/// formatting machinery (which the page's wasm build would otherwise carry).
+pub(crate) fn push_digits(out: &mut String, mut n: u64, width: usize) {
     let mut digits = [b'0'; 20];
     let mut start = digits.len();
     while n > 0 || start == digits.len() {
