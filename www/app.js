@@ -3,6 +3,7 @@
 // The full build: the page also runs the model alone (simulate) for its prediction row.
 import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
+import { mountFleet, showFleet } from "./fleet.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -251,10 +252,11 @@ function policyOf(scenario) {
   };
 }
 
-/** The screen the location names: "about", "dashboard" or "palettes". */
+/** The screen the location names: "about", "dashboard", "fleet" or "palettes". */
 function screenOf(hash) {
   if (hash === "#/about") return "about";
   if (hash === "#/dashboard") return "dashboard";
+  if (hash === "#/fleet") return "fleet";
   return "palettes";
 }
 
@@ -275,6 +277,8 @@ function route() {
   $("screen-palettes").hidden = screen !== "palettes";
   $("screen-about").hidden = screen !== "about";
   $("screen-dashboard").hidden = screen !== "dashboard";
+  $("screen-fleet").hidden = screen !== "fleet";
+  if (screen === "fleet") showFleet();
 }
 
 /** The origin named by `?api=`, if it is a valid http(s) URL; "" (this origin) otherwise. */
@@ -318,6 +322,7 @@ async function main() {
   $("load").addEventListener("click", load);
   $("leave-route").addEventListener("click", () => { location.hash = "#/about"; });
   mountDashboard();
+  mountFleet();
   window.addEventListener("hashchange", route);
   window.addEventListener("pageshow", (event) => {
     if (event.persisted) {
