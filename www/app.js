@@ -3,6 +3,7 @@
 // The full build: the page also runs the model alone (simulate) for its prediction row.
 import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
+import { mountFleet, showFleet } from "./fleet.js";
 import { policyOf, seconds, stepRows } from "./steps.js";
 import { bars, drawTimeline } from "./timeline.js";
 
@@ -274,10 +275,11 @@ async function load() {
 }
 
 
-/** The screen the location names: "about", "dashboard" or "palettes". */
+/** The screen the location names: "about", "dashboard", "fleet" or "palettes". */
 function screenOf(hash) {
   if (hash === "#/about") return "about";
   if (hash === "#/dashboard") return "dashboard";
+  if (hash === "#/fleet") return "fleet";
   return "palettes";
 }
 
@@ -298,6 +300,8 @@ function route() {
   $("screen-palettes").hidden = screen !== "palettes";
   $("screen-about").hidden = screen !== "about";
   $("screen-dashboard").hidden = screen !== "dashboard";
+  $("screen-fleet").hidden = screen !== "fleet";
+  if (screen === "fleet") showFleet();
 }
 
 /** The origin named by `?api=`, if it is a valid http(s) URL; "" (this origin) otherwise. */
@@ -332,6 +336,7 @@ async function main() {
   $("load").addEventListener("click", load);
   $("leave-route").addEventListener("click", () => { location.hash = "#/about"; });
   mountDashboard();
+  mountFleet();
   window.addEventListener("hashchange", route);
   window.addEventListener("pageshow", (event) => {
     if (event.persisted) {

@@ -59,6 +59,11 @@ mod leave;
 mod origin;
 
 #[cfg(feature = "full")]
+mod fleet;
+#[cfg(feature = "full")]
+pub use crate::fleet::simulate_fleet;
+
+#[cfg(feature = "full")]
 pub use api::simulate;
 pub use api::{fetch_with_budget, owned_screens, rate_limits, running_actions};
 pub use retry_budget_model::Policy;

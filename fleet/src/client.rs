@@ -4,7 +4,7 @@
 use retry_budget_model::http_date::HttpDate;
 use retry_budget_model::utc::UtcTime;
 
-use crate::service::{Answer, NS};
+use crate::service::NS;
 
 /// What a client asks the event loop to do next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,9 +40,9 @@ impl Ky {
     const STATUS_CODES: [u16; 7] = [408, 413, 429, 500, 502, 503, 504];
     const AFTER_STATUS_CODES: [u16; 3] = [413, 429, 503];
 
-    /// A response arrived; `receipt` is the client's clock at that moment.
-    pub fn on_response(&mut self, answer: &Answer, receipt: UtcTime) -> Step {
-        let status = answer.status;
+    /// A response arrived with `status` and the `Retry-After` text `header`; `receipt` is the
+    /// client's clock at that moment.
+    pub fn on_response(&mut self, status: u16, header: Option<&str>, receipt: UtcTime) -> Step {
         if (200..300).contains(&status) {
             return Step::Stop { data: true };
         }
@@ -50,7 +50,6 @@ impl Ky {
             return Step::Stop { data: false };
         }
         self.retries += 1;
-        let header = answer.retry_after.as_deref();
         let after = header
             .filter(|_| Self::AFTER_STATUS_CODES.contains(&status))
             .and_then(|h| retry_after_ns(h, receipt));
@@ -106,32 +105,22 @@ impl Naive {
 mod tests {
     use super::*;
 
-    fn limited(h: Option<&str>) -> Answer {
-        Answer {
-            status: 429,
-            retry_after: h.map(str::to_owned),
-        }
-    }
-
     #[test]
     fn ky_honours_retry_after_without_limit_then_backs_off_and_gives_up() {
         let at = UtcTime::from_unix_secs(1_704_110_400);
         let mut ky = Ky::default();
         assert_eq!(
-            ky.on_response(&limited(Some("90")), at),
+            ky.on_response(429, Some("90"), at),
             Step::WaitFor { ns: 90 * NS }
         );
         assert_eq!(
-            ky.on_response(&limited(None), at),
+            ky.on_response(429, None, at),
             Step::WaitFor { ns: 600_000_000 }
         );
-        assert_eq!(
-            ky.on_response(&limited(None), at),
-            Step::Stop { data: false }
-        );
+        assert_eq!(ky.on_response(429, None, at), Step::Stop { data: false });
         let mut ky = Ky::default();
-        let date = limited(Some("Mon, 01 Jan 2024 12:00:05 GMT"));
-        assert_eq!(ky.on_response(&date, at), Step::WaitFor { ns: 5 * NS });
+        let date = Some("Mon, 01 Jan 2024 12:00:05 GMT");
+        assert_eq!(ky.on_response(429, date, at), Step::WaitFor { ns: 5 * NS });
     }
 
     #[test]

@@ -38,12 +38,37 @@ pub struct Service {
 }
 
 /// The service's answer: a status and the `Retry-After` it carries.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Answer {
     /// 200 or 429.
     pub status: u16,
-    /// The header's value, if any.
-    pub retry_after: Option<String>,
+    /// The header, kept as what it says rather than as text: a run answers tens of thousands
+    /// of 429s, and only the client that receives one needs it written out.
+    pub retry_after: Header,
+}
+
+/// A `Retry-After` header as the service means it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    /// No header.
+    Absent,
+    /// Delay-seconds.
+    Seconds(u64),
+    /// An IMF-fixdate of these Unix seconds.
+    Date(i64),
+}
+
+impl Header {
+    /// Writes the header's value into `out` (cleared first); `false` when there is none.
+    pub fn write(self, out: &mut String) -> bool {
+        out.clear();
+        match self {
+            Header::Absent => return false,
+            Header::Seconds(s) => push_digits(out, s, 1),
+            Header::Date(unix) => push_imf_fixdate(out, unix),
+        }
+        true
+    }
 }
 
 impl Service {
@@ -68,7 +93,7 @@ impl Service {
         match self.admit(now) {
             None => Answer {
                 status: 200,
-                retry_after: None,
+                retry_after: Header::Absent,
             },
             Some(free_at) => Answer {
                 status: 429,
@@ -89,7 +114,7 @@ impl Service {
                     return None;
                 }
                 let wait_ns = ((1.0 - self.tokens) / rate * NS as f64).ceil() as u64;
-                Some(now + wait_ns.max(1))
+                Some(now.saturating_add(wait_ns.max(1)))
             }
             Limiter::Window { limit, window_s } => {
                 let w = window_s * NS;
@@ -108,34 +133,53 @@ impl Service {
     }
 
     /// The `Retry-After` for a 429 at `now` whose capacity frees at `free_at`.
-    fn header(&self, now: u64, free_at: u64) -> Option<String> {
+    fn header(&self, now: u64, free_at: u64) -> Header {
         match self.mode {
-            RetryAfterMode::Seconds => Some((free_at - now).div_ceil(NS).to_string()),
+            RetryAfterMode::Seconds => Header::Seconds((free_at - now).div_ceil(NS)),
             RetryAfterMode::Date => {
                 let secs = i64::try_from(free_at.div_ceil(NS)).unwrap_or(i64::MAX / 2);
-                Some(imf_fixdate(EPOCH_UNIX_S + secs))
+                Header::Date(EPOCH_UNIX_S.saturating_add(secs))
             }
-            RetryAfterMode::None => None,
+            RetryAfterMode::None => Header::Absent,
         }
     }
 }
 
-/// Formats Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-pub fn imf_fixdate(unix: i64) -> String {
+/// Appends Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`); years 0 to 9999.
+fn push_imf_fixdate(out: &mut String, unix: i64) {
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
     const MONTHS: [&str; 12] = [
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
     let (days, rem) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
     let (y, m, d) = civil_from_days(days);
-    format!(
-        "{}, {d:02} {} {y:04} {:02}:{:02}:{:02} GMT",
-        DAYS[days.rem_euclid(7) as usize],
-        MONTHS[(m - 1) as usize],
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    let whole = |n: i64| n.clamp(0, 9999) as u64;
+    out.push_str(DAYS[days.rem_euclid(7) as usize]);
+    out.push_str(", ");
+    push_digits(out, whole(d), 2);
+    out.push(' ');
+    out.push_str(MONTHS[(m - 1) as usize]);
+    out.push(' ');
+    push_digits(out, whole(y), 4);
+    for (sep, n) in [(' ', rem / 3600), (':', rem / 60 % 60), (':', rem % 60)] {
+        out.push(sep);
+        push_digits(out, whole(n), 2);
+    }
+    out.push_str(" GMT");
+}
+
+/// Appends `n` in decimal, zero-padded to at least `width` digits (at most 20), without the
+/// formatting machinery (which the page's wasm build would otherwise carry).
+pub(crate) fn push_digits(out: &mut String, mut n: u64, width: usize) {
+    let mut digits = [b'0'; 20];
+    let mut start = digits.len();
+    while n > 0 || start == digits.len() {
+        start -= 1;
+        digits[start] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    let start = start.min(digits.len().saturating_sub(width));
+    out.extend(digits[start..].iter().map(|&d| char::from(d)));
 }
 
 /// The proleptic Gregorian (year, month, day) of a count of days since 1970-01-01.
@@ -159,6 +203,18 @@ mod tests {
         n * 1_000_000
     }
 
+    /// The header of an answer as the client reads it.
+    fn text(a: Answer) -> Option<String> {
+        let mut out = String::new();
+        a.retry_after.write(&mut out).then_some(out)
+    }
+
+    fn imf_fixdate(unix: i64) -> String {
+        let mut out = String::new();
+        push_imf_fixdate(&mut out, unix);
+        out
+    }
+
     #[test]
     fn the_bucket_says_the_seconds_until_the_next_token_rounded_up() {
         let mut s = Service::new(
@@ -171,12 +227,9 @@ mod tests {
         assert_eq!(s.handle(0).status, 200);
         assert_eq!(s.handle(0).status, 200);
         let refused = s.handle(0);
-        assert_eq!(
-            (refused.status, refused.retry_after.as_deref()),
-            (429, Some("3"))
-        );
+        assert_eq!((refused.status, text(refused).as_deref()), (429, Some("3")));
         // Half a token by 1.25 s: the next one is 1.25 s away, said as 2.
-        assert_eq!(s.handle(ms(1250)).retry_after.as_deref(), Some("2"));
+        assert_eq!(text(s.handle(ms(1250))).as_deref(), Some("2"));
         assert_eq!(s.handle(ms(3000)).status, 200);
     }
 
@@ -191,8 +244,8 @@ mod tests {
         );
         assert_eq!(s.handle(ms(100)).status, 200);
         assert_eq!(s.handle(ms(200)).status, 200);
-        assert_eq!(s.handle(ms(3500)).retry_after.as_deref(), Some("7"));
-        assert_eq!(s.handle(ms(9999)).retry_after.as_deref(), Some("1"));
+        assert_eq!(text(s.handle(ms(3500))).as_deref(), Some("7"));
+        assert_eq!(text(s.handle(ms(9999))).as_deref(), Some("1"));
         assert_eq!(s.handle(ms(10_000)).status, 200);
     }
 
@@ -207,10 +260,18 @@ mod tests {
         );
         s.handle(0);
         assert_eq!(
-            s.handle(ms(3500)).retry_after.as_deref(),
+            text(s.handle(ms(3500))).as_deref(),
             Some("Mon, 01 Jan 2024 12:00:10 GMT")
         );
         assert_eq!(imf_fixdate(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
+        assert_eq!(
+            imf_fixdate(-62_135_596_800),
+            "Mon, 01 Jan 0001 00:00:00 GMT"
+        );
+        assert_eq!(
+            imf_fixdate(253_402_300_799),
+            "Fri, 31 Dec 9999 23:59:59 GMT"
+        );
         let mut none = Service::new(
             Limiter::Window {
                 limit: 0,
@@ -222,7 +283,7 @@ mod tests {
             none.handle(0),
             Answer {
                 status: 429,
-                retry_after: None
+                retry_after: Header::Absent
             }
         );
     }

@@ -1,11 +1,12 @@
 //! The discrete-event simulation: pages of widgets, one client per widget, one service.
 //!
-//! Events run in (time, sequence) order from a binary heap. Our clients are the model's
+//! Events run in (time, sequence) order from a binary heap of small entries that compare by
+//! those two numbers alone. Our clients are the model's
 //! [`Action`]s: the loop feeds each its responses, timers and blocks at the simulated times and
 //! performs its decisions. Times here are nanoseconds from the start of the run; an action's
 //! own clock is elapsed time from its start.
 
-use core::cmp::Reverse;
+use core::cmp::Ordering;
 use core::time::Duration;
 use std::collections::BinaryHeap;
 
@@ -14,7 +15,7 @@ use retry_budget_model::{Action, Decision, Outcome, Policy, ReceiptClock, Respon
 
 use crate::client::{Ky, Naive, Step};
 use crate::rng::Rng;
-use crate::service::{Answer, Limiter, RetryAfterMode, Service, EPOCH_UNIX_S, NS};
+use crate::service::{Answer, Header, Limiter, RetryAfterMode, Service, EPOCH_UNIX_S, NS};
 
 /// The client policy a run uses for every widget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -47,7 +48,7 @@ pub struct Scenario {
 }
 
 /// What happened to one request.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Request {
     /// The widget that sent it.
     pub action: u32,
@@ -55,7 +56,8 @@ pub struct Request {
     pub arrive: u64,
     /// The service's answer (set on arrival).
     pub answer: Answer,
-    down: u64,
+    /// Nanoseconds from the service back to the client.
+    down: u32,
 }
 
 /// One widget's client and its record.
@@ -64,6 +66,8 @@ enum Client {
     Ours(Box<Action>),
     Ky(Ky),
     Naive(Naive),
+    /// The client stopped and was dropped.
+    Done,
 }
 
 /// One widget.
@@ -73,19 +77,47 @@ pub struct Slot {
     /// When the widget started loading.
     pub start: u64,
     in_flight: Option<u32>,
+    /// When the response to the request in flight reaches the client.
+    reply_at: u64,
+    /// The one timer that counts, `u64::MAX` for none: a timer event at another time is stale.
     timer: u64,
+    /// Whether that timer is in the queue.
+    queued: bool,
     /// When the user was told a final outcome, and whether it was data.
     pub done: Option<(u64, bool)>,
     /// Requests sent.
     pub sent: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// What happens at an event: a page arrives, a request reaches the service or its response
+/// the client, or a widget's timer fires (when it is still the one armed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
     Arrive(u32),
     Reach(u32),
     Receive(u32),
-    Timer(u32, u64),
+    Timer(u32),
+}
+
+/// An event in the queue, ordered earliest first and, at one time, first pushed first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    at: u64,
+    seq: u64,
+    ev: Ev,
+}
+
+impl Ord for Entry {
+    /// Reversed, so that the max-heap pops the earliest.
+    fn cmp(&self, other: &Self) -> Ordering {
+        (other.at, other.seq).cmp(&(self.at, self.seq))
+    }
+}
+
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// The record of one run.
@@ -106,8 +138,10 @@ struct Sim {
     response_ms: (u64, u64),
     service: Service,
     rng: Rng,
-    heap: BinaryHeap<Reverse<(u64, u64, Ev)>>,
+    heap: BinaryHeap<Entry>,
     seq: u64,
+    /// The `Retry-After` text of the response being received.
+    header: String,
     page_block: Vec<u64>,
     run: Run,
 }
@@ -131,18 +165,19 @@ pub fn run(s: &Scenario, kind: Kind) -> Run {
         rng: Rng::new(s.seed, 2),
         heap: BinaryHeap::new(),
         seq: 0,
+        header: String::new(),
         page_block: vec![0; s.pages as usize],
         run: Run {
             slots: Vec::with_capacity((s.pages * s.widgets) as usize),
-            requests: Vec::new(),
+            requests: Vec::with_capacity((s.pages * s.widgets * 3) as usize),
             early_sends: 0,
         },
     };
     for (page, at) in arrivals(s).into_iter().enumerate() {
         sim.push(at, Ev::Arrive(page as u32));
     }
-    while let Some(Reverse((now, _, ev))) = sim.heap.pop() {
-        sim.step(now, ev);
+    while let Some(Entry { at, ev, .. }) = sim.heap.pop() {
+        sim.step(at, ev);
     }
     sim.run
 }
@@ -160,7 +195,11 @@ fn nanos(d: Duration) -> u64 {
 impl Sim {
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Reverse((at, self.seq, ev)));
+        self.heap.push(Entry {
+            at,
+            seq: self.seq,
+            ev,
+        });
     }
 
     fn step(&mut self, now: u64, ev: Ev) {
@@ -168,8 +207,8 @@ impl Sim {
             Ev::Arrive(page) => self.arrive(now, page),
             Ev::Reach(req) => self.reach(now, req),
             Ev::Receive(req) => self.receive(now, req),
-            Ev::Timer(id, at) if self.run.slots[id as usize].timer == at => self.timer(now, id),
-            Ev::Timer(..) => {}
+            Ev::Timer(id) if self.run.slots[id as usize].timer == now => self.timer(now, id),
+            Ev::Timer(_) => {}
         }
     }
 
@@ -204,11 +243,14 @@ impl Sim {
                 client,
                 start: now,
                 in_flight: None,
+                reply_at: 0,
                 timer: u64::MAX,
+                queued: false,
                 done: None,
                 sent: 0,
             });
             self.perform(now, id, first);
+            self.retire(id);
         }
     }
 
@@ -216,14 +258,12 @@ impl Sim {
         let answer = self.service.handle(now);
         let r = &mut self.run.requests[req as usize];
         r.answer = answer;
-        let at = now + r.down;
+        let at = now + u64::from(r.down);
         self.push(at, Ev::Receive(req));
     }
 
     fn receive(&mut self, now: u64, req: u32) {
-        let Request {
-            action, ref answer, ..
-        } = self.run.requests[req as usize];
+        let Request { action, answer, .. } = self.run.requests[req as usize];
         let slot = &mut self.run.slots[action as usize];
         if slot.in_flight != Some(req) || slot.done.is_some() {
             return;
@@ -231,20 +271,26 @@ impl Sim {
         slot.in_flight = None;
         let elapsed = now - slot.start;
         let draw = self.rng.unit();
+        let header = answer
+            .retry_after
+            .write(&mut self.header)
+            .then_some(self.header.as_str());
         let step = match &mut slot.client {
             Client::Ours(a) => {
                 let response = Response {
                     status: answer.status,
-                    retry_after: answer.retry_after.as_deref(),
+                    retry_after: header,
                     clock: ReceiptClock::Server(server_clock(now)),
                 };
                 Step::from_decision(a.on_response_drawn(dur(elapsed), response, draw))
             }
-            Client::Ky(k) => k.on_response(answer, server_clock(now)),
+            Client::Ky(k) => k.on_response(answer.status, header, server_clock(now)),
             Client::Naive(n) => n.on_response(answer.status),
+            Client::Done => Step::Idle,
         };
         self.perform(now, action, step);
         self.share(now, action);
+        self.retire(action);
     }
 
     fn timer(&mut self, now: u64, id: u32) {
@@ -254,9 +300,10 @@ impl Sim {
         let step = match &mut slot.client {
             Client::Ours(a) => Step::from_decision(a.on_timer(dur(now - slot.start))),
             Client::Ky(k) => k.on_timer(in_flight),
-            Client::Naive(_) => Step::Idle,
+            Client::Naive(_) | Client::Done => Step::Idle,
         };
         self.perform(now, id, step);
+        self.retire(id);
     }
 
     /// Delivers the block that `from`'s latest response announced to its page's other widgets.
@@ -290,6 +337,16 @@ impl Sim {
         }
         let d = a.on_block(dur(now - slot.start), dur(until.saturating_sub(slot.start)));
         self.perform(now, id, Step::from_decision(d));
+        self.retire(id);
+    }
+
+    /// Drops a stopped widget's client, once what it announced has been shared: a model action
+    /// keeps its whole trace, and a run holds tens of thousands of them at once.
+    fn retire(&mut self, id: u32) {
+        let slot = &mut self.run.slots[id as usize];
+        if slot.done.is_some() {
+            slot.client = Client::Done;
+        }
     }
 
     /// Does what a client decided at `now`.
@@ -317,12 +374,18 @@ impl Sim {
         }
     }
 
+    /// Arms the widget's timer for `at`, or disarms it. An attempt's timeout that its response
+    /// will beat is not queued: the response re-arms or stops the widget first. Most requests
+    /// are answered long before their cap, and their stale timers filled half the queue.
     fn arm(&mut self, id: u32, at: Option<u64>) {
         let slot = &mut self.run.slots[id as usize];
         match at {
-            Some(at) if slot.timer != at => {
+            Some(at) if slot.timer != at || !slot.queued => {
                 slot.timer = at;
-                self.push(at, Ev::Timer(id, at));
+                slot.queued = slot.in_flight.is_none() || slot.reply_at >= at;
+                if slot.queued {
+                    self.push(at, Ev::Timer(id));
+                }
             }
             Some(_) => {}
             None => slot.timer = u64::MAX,
@@ -340,12 +403,13 @@ impl Sim {
             arrive: now + up,
             answer: Answer {
                 status: 0,
-                retry_after: None,
+                retry_after: Header::Absent,
             },
-            down: total - up,
+            down: u32::try_from(total - up).unwrap_or(u32::MAX),
         });
         let slot = &mut self.run.slots[id as usize];
         slot.in_flight = Some(req);
+        slot.reply_at = now + total;
         slot.sent += 1;
         self.push(now + up, Ev::Reach(req));
     }

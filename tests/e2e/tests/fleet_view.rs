@@ -1,0 +1,232 @@
+//! The page's Fleet view (`#/fleet`) in headless Chromium and Firefox: the simulation the page
+//! runs with the full build's `simulateFleet` gives the figures the `fleet` library gives
+//! natively for the same inputs and seed, every cell of the table and every point of every
+//! line, exactly; the chart has one line per policy and a legend; a bad input is named, not
+//! run. Screenshots of the view at a desktop width and at 360 px go to `target/e2e-artifacts/`.
+
+use std::time::Duration;
+
+use fantoccini::Client;
+use serde_json::{json, Value};
+
+use e2e::{
+    browser_tests, click, js, js_with, open_ready, screenshot, session, start_server, text_of,
+    wait_until, Browser,
+};
+
+/// The scenario the test types in: small, a fixed window, HTTP-date `Retry-After`, a seed.
+const INPUTS: [(&str, &str); 8] = [
+    ("fleet-pages", "400"),
+    ("fleet-widgets", "3"),
+    ("fleet-arrive", "2"),
+    ("fleet-limiter", "window"),
+    ("fleet-limit", "60"),
+    ("fleet-window", "2"),
+    ("fleet-retry-after", "date"),
+    ("fleet-seed", "42"),
+];
+
+/// The same scenario for the native library.
+fn native() -> Value {
+    let options = fleet::Options {
+        pages: 400,
+        widgets: 3,
+        arrive_over_s: 2.0,
+        window_limiter: true,
+        limit: 60,
+        window_s: 2,
+        retry_after: fleet::service::RetryAfterMode::Date,
+        seed: 42,
+        ..fleet::Options::default()
+    };
+    let scenario = options.scenario().expect("a valid scenario");
+    let text = fleet::simulate(&scenario).to_json().to_text();
+    serde_json::from_str(&text).expect("the library's JSON")
+}
+
+/// Types `inputs` into the view's inputs (a select's `change` shows its inputs).
+async fn fill(client: &Client, inputs: &[(&str, &str)]) {
+    let pairs: Vec<Value> = inputs.iter().map(|(id, v)| json!([id, v])).collect();
+    js_with(
+        client,
+        "for (const [id, v] of arguments[0]) {
+           const el = document.getElementById(id);
+           el.value = v;
+           el.dispatchEvent(new Event('change'));
+         }",
+        vec![Value::Array(pairs)],
+    )
+    .await;
+}
+
+/// Presses Run and waits for that run to end; returns the view's state ("done" or "error").
+async fn run(client: &Client) -> String {
+    let before = js(
+        client,
+        "return Number(document.getElementById('screen-fleet').dataset.runs ?? 0)",
+    )
+    .await;
+    click(client, "fleet-run").await.expect("Run the fleet");
+    let script = format!(
+        "return Number(document.getElementById('screen-fleet').dataset.runs ?? 0) > {before}"
+    );
+    assert!(
+        wait_until(client, &script, Duration::from_secs(30)).await,
+        "the run did not end"
+    );
+    js(
+        client,
+        "return document.getElementById('screen-fleet').dataset.state",
+    )
+    .await
+    .as_str()
+    .unwrap_or_default()
+    .to_owned()
+}
+
+/// What the page shows: every table cell `{ policy, field, value }`, and every line of the
+/// chart `{ policy, values }`, and the legend's entries.
+async fn shown(client: &Client) -> Value {
+    js(
+        client,
+        "const cells = [...document.querySelectorAll('#fleet-table td[data-field]')]
+           .map((td) => ({ policy: td.dataset.policy, field: td.dataset.field, value: Number(td.dataset.value) }));
+         const lines = [...document.querySelectorAll('#fleet-chart svg polyline')]
+           .map((l) => ({ policy: l.dataset.policy, cls: l.getAttribute('class'),
+                          values: l.dataset.values.split(',').map(Number),
+                          points: l.getAttribute('points').split(' ').length }));
+         const legend = [...document.querySelectorAll('#fleet-legend li')].map((li) => li.textContent);
+         return { cells, lines, legend };",
+    )
+    .await
+}
+
+/// A figure of a policy's native JSON by its dotted path.
+fn figure<'a>(policy: &'a Value, path: &str) -> &'a Value {
+    path.split('.').fold(policy, |v, key| &v[key])
+}
+
+/// The page's figures and lines equal the native run's, exactly.
+fn check_against_native(page: &Value, native: &Value) {
+    let policies = native["policies"].as_array().expect("policies");
+    let cells = page["cells"].as_array().expect("cells");
+    assert_eq!(
+        cells.len(),
+        11 * policies.len(),
+        "one cell per figure and policy"
+    );
+    for cell in cells {
+        let policy = policies
+            .iter()
+            .find(|p| p["policy"] == cell["policy"])
+            .unwrap_or_else(|| panic!("no native policy for {cell}"));
+        let field = cell["field"].as_str().unwrap_or_default();
+        let expected = figure(policy, field).as_f64();
+        assert_eq!(cell["value"].as_f64(), expected, "{cell}");
+    }
+    let lines = page["lines"].as_array().expect("lines");
+    assert_eq!(lines.len(), policies.len(), "one line per policy");
+    let mut classes: Vec<&str> = lines.iter().filter_map(|l| l["cls"].as_str()).collect();
+    classes.sort_unstable();
+    classes.dedup();
+    assert_eq!(classes.len(), policies.len(), "a class (colour) per line");
+    for (line, policy) in lines.iter().zip(policies) {
+        assert_eq!(line["policy"], policy["policy"]);
+        let native: Vec<f64> = policy["requests_per_s"]
+            .as_array()
+            .expect("a series")
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        let drawn: Vec<f64> = line["values"]
+            .as_array()
+            .expect("values")
+            .iter()
+            .filter_map(Value::as_f64)
+            .collect();
+        assert_eq!(drawn, native, "{}", policy["policy"]);
+        assert_eq!(
+            line["points"].as_u64(),
+            Some(2 * native.len() as u64),
+            "a step per bin"
+        );
+    }
+    assert_eq!(
+        page["legend"].as_array().map(Vec::len),
+        Some(policies.len() + 1)
+    );
+}
+
+/// Opens the Fleet view and waits for its first run (the defaults) to end.
+async fn open_fleet(client: &Client, base: &str) {
+    open_ready(client, &format!("{base}/#/fleet")).await;
+    let first = "return document.getElementById('screen-fleet').dataset.state === 'done'";
+    assert!(
+        wait_until(client, first, Duration::from_secs(30)).await,
+        "the view's first run did not end: {}",
+        text_of(client, "fleet-status").await
+    );
+}
+
+async fn fleet_view(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    client
+        .set_window_size(1280, 1000)
+        .await
+        .expect("a window size");
+    open_fleet(client, &server.base).await;
+    fill(client, &INPUTS).await;
+    assert_eq!(
+        run(client).await,
+        "done",
+        "{}",
+        text_of(client, "fleet-status").await
+    );
+    let status = text_of(client, "fleet-status").await;
+    let page = shown(client).await;
+    let native = native();
+    println!("{} fleet view: {status}", browser.name());
+    check_against_native(&page, &native);
+    screenshot(client, browser, "fleet").await;
+
+    // Headless Firefox keeps its window at least 500 px wide: there the view is checked at
+    // the narrowest width it allows.
+    client
+        .set_window_size(360, 900)
+        .await
+        .expect("a narrow window");
+    let narrow = "return window.innerWidth <= 500 &&
+                  document.querySelector('#fleet-chart svg').viewBox.baseVal.width < window.innerWidth";
+    assert!(
+        wait_until(client, narrow, Duration::from_secs(5)).await,
+        "the chart was not redrawn for a narrow window: {}",
+        js(client, "return [window.innerWidth, document.querySelector('#fleet-chart svg').viewBox.baseVal.width]").await
+    );
+    let width = js(client, "return window.innerWidth").await;
+    println!("{} fleet view at {width} px", browser.name());
+    let overflow = js(
+        client,
+        "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+    )
+    .await;
+    assert_eq!(
+        overflow.as_f64(),
+        Some(0.0),
+        "the page scrolls sideways at 360 px"
+    );
+    check_against_native(&shown(client).await, &native);
+    screenshot(client, browser, "fleet-narrow").await;
+
+    fill(client, &[("fleet-pages", "0")]).await;
+    assert_eq!(run(client).await, "error");
+    let message = text_of(client, "fleet-status").await;
+    assert!(
+        message.contains("options.pages must be a whole number from 1"),
+        "{message}"
+    );
+    session.close().await;
+}
+
+browser_tests!(fleet_view: fleet_view_chromium, fleet_view_firefox);
