@@ -9,7 +9,9 @@ fn main() {
 }
 
 fn burst() -> Scenario {
-    Options::default().scenario().expect("the default scenario is valid")
+    Options::default()
+        .scenario()
+        .expect("the default scenario is valid")
 }
 
 /// One policy's run, by its position in the columns (ours, ours+jitter, ours no-share, ky
