@@ -101,15 +101,21 @@ pub(crate) fn start(request: Request) -> Promise {
     let executor = Callback::new(move |resolve: JsValue, reject: JsValue| {
         let (resolve, reject) = (resolve.unchecked_into(), reject.unchecked_into());
         let mut args = request.take().map(|request| (request, resolve, reject));
-        // JavaScript's collector frees it once it has run.
+        // The start holds itself until it runs, and then lets itself go: freed as soon as it
+        // returns (wasm-bindgen defers the free past the call), not whenever a collector gets
+        // to it.
+        let slot: Rc<RefCell<Option<Callback>>> = Rc::default();
+        let held = Rc::clone(&slot);
         let begin = Callback::new(move |_: JsValue, _: JsValue| {
+            let this = held.borrow_mut().take();
             if let Some((request, resolve, reject)) = args.take() {
                 Shared::begin(request, resolve, reject);
             }
-        })
-        .into_js_value();
-        let begin: &Function = begin.unchecked_ref();
-        then(&Promise::resolve(&JsValue::UNDEFINED), begin, begin);
+            drop(this);
+        });
+        let function: &Function = begin.as_ref().unchecked_ref();
+        then(&Promise::resolve(&JsValue::UNDEFINED), function, function);
+        *slot.borrow_mut() = Some(begin);
     });
     promise(&executor)
 }
