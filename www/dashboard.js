@@ -2,9 +2,9 @@
 // `share: "tabs"`, so a Retry-After that one of them receives holds back the others (and those
 // of other tabs of this page). Everything taken from a response is inserted as text.
 import { fetchWithBudget, rateLimits } from "/pkg-full/retry_budget.js";
+import { SVG, addTo } from "./svg.js";
 
 const $ = (id) => document.getElementById(id);
-const SVG = "http://www.w3.org/2000/svg";
 
 /** The widgets: one collection each, played by the fixture server's dashboard scenarios. */
 const WIDGETS = [
@@ -119,12 +119,7 @@ function draw(widget, s) {
   const x = (t) => left + (Math.max(0, Math.min(t, span)) / span) * (W - left - right);
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const add = (tag, attrs, content) => {
-    const el = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    if (content !== undefined) el.textContent = content;
-    svg.append(el);
-  };
+  const add = (tag, attrs, content) => addTo(svg, tag, attrs, content);
   const bar = ([a, b], y, h, cls) => add("rect", { x: x(a), y, width: Math.max(1, x(b) - x(a)), height: h, class: cls });
   for (const b of s.blocks) bar(b, 2, 34, "block");
   for (const w of s.waits) bar(w, 15, 8, "wait");

@@ -4,9 +4,9 @@
 // per second at the service over time; the table has the command's figures, each cell keeping
 // the exact number in data-value.
 import { simulateFleet } from "/pkg-full/retry_budget.js";
+import { SVG, addTo } from "./svg.js";
 
 const $ = (id) => document.getElementById(id);
-const SVG = "http://www.w3.org/2000/svg";
 
 /** The inputs: element id, option name, and whether the option is a word. */
 const INPUTS = [
@@ -152,13 +152,7 @@ function drawChart(result, options) {
   const { y, ticks } = yScale(top, log, H - m.bottom, m.top);
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-  const add = (tag, attrs, content) => {
-    const el = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    if (content !== undefined) el.textContent = content;
-    svg.append(el);
-    return el;
-  };
+  const add = (tag, attrs, content) => addTo(svg, tag, attrs, content);
   for (const v of ticks) {
     add("line", { x1: m.left, x2: W - m.right, y1: y(v), y2: y(v), class: "fleet-grid" });
     add("text", { x: m.left - 6, y: y(v) + 4, class: "tick", "text-anchor": "end" }, short(v));

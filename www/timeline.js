@@ -4,8 +4,8 @@
 // past the deadline mark.
 
 import { OUTCOME_WORDS, refusal, refusalLabel, seconds } from "./steps.js";
+import { SVG, addTo } from "./svg.js";
 
-const SVG = "http://www.w3.org/2000/svg";
 const PAD = 8;
 const LINE = 16;
 const BAR = 26;
@@ -71,11 +71,7 @@ class Canvas {
   }
 
   add(tag, attrs, content) {
-    const el = document.createElementNS(SVG, tag);
-    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
-    if (content !== undefined) el.textContent = content;
-    this.svg.append(el);
-    return el;
+    return addTo(this.svg, tag, attrs, content);
   }
 
   /** A label at `x` (its start, or its end for `anchor: "end"`), on the first free lane from
