@@ -402,10 +402,12 @@ impl Run {
 
     /// Performs `decision`, and whatever follows from it at once, until the driver has to wait
     /// for something: a promise, a timer, or nothing at all (the stop). A departure, and then a
-    /// block another action heard of, come before the decision.
+    /// block another action heard of, come before the decision. The view hears of an attempt after
+    /// it is sent and of the stop after the request is abandoned, so that the time a view takes
+    /// to draw is neither taken from an attempt's cap nor added to it; a view that leaves (or a
+    /// block heard) from inside `onUpdate` is handled at once.
     fn perform(&mut self, shared: &Rc<Shared>, mut decision: Decision) {
         loop {
-            self.show_progress(&shared.leave);
             let stopped = matches!(decision, Decision::Stop(_));
             if shared.leave.is_set() && !stopped {
                 decision = self.action.on_leave(self.clock.elapsed());
@@ -417,12 +419,23 @@ impl Run {
                 decision = self.action.on_block(self.clock.elapsed(), until);
                 continue;
             }
-            match decision {
-                Decision::Send { .. } => decision = self.send(),
-                Decision::Await { abort_at } => return self.arm(abort_at),
-                Decision::Wait { until } => return self.wait(until),
-                Decision::Stop(_) => return self.finish(),
+            if let Decision::Send { .. } = decision {
+                decision = self.send();
+                continue;
             }
+            if stopped {
+                return self.finish(&shared.leave);
+            }
+            self.show_progress(&shared.leave);
+            if shared.leave.is_set() || shared.heard.get() > 0.0 {
+                continue;
+            }
+            match decision {
+                Decision::Await { abort_at } => self.arm(abort_at),
+                Decision::Wait { until } => self.wait(until),
+                Decision::Send { .. } | Decision::Stop(_) => {}
+            }
+            return;
         }
     }
 
@@ -546,12 +559,14 @@ impl Run {
         self.shown = visible;
     }
 
-    /// Abandons whatever is still in flight, for good, gives up the screen, and settles the
-    /// caller's promise with the report.
-    fn finish(&mut self) {
+    /// Abandons whatever is still in flight, for good, and only then shows the view the stop
+    /// (a view that takes its time does not keep a request open); gives up the screen, and
+    /// settles the caller's promise with the report.
+    fn finish(&mut self, leave: &Flag) {
         self.finished = true;
         drop(self.attempt.take());
         drop(self.timer.take());
+        self.show_progress(leave);
         drop(self.ownership.take());
         drop(self.listener.take());
         RUNNING.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);

@@ -96,6 +96,29 @@ test("the per-attempt cap is enforced by abort", async () => {
   assert.ok(report.elapsed_s >= 0.2 && report.elapsed_s < 1);
 });
 
+test("a slow view neither shortens nor stretches the cap: sent before onUpdate, aborted before the stop's", async () => {
+  const { fetch, calls } = scripted(["hang"]);
+  let sentAt = null;
+  let abortedAt = null;
+  const timed = (input, init) => {
+    sentAt = performance.now();
+    init.signal.addEventListener("abort", () => (abortedAt = performance.now()));
+    return fetch(input, init);
+  };
+  // A view that takes 150 ms to draw each update, inside the same task.
+  const onUpdate = () => {
+    const until = performance.now() + 150;
+    while (performance.now() < until);
+  };
+  const policy = { attempt_cap_s: 0.3, max_attempts: 1, budget_s: 1 };
+  await fetchWithBudget(API, { fetch: timed, policy, onUpdate, share: "none" });
+  assert.equal(calls.length, 1);
+  const held = abortedAt - sentAt;
+  // Neither the first update (before the cap's timer is armed) nor the stop's update (before
+  // the abort) moves the abort: it comes at the cap after the send.
+  assert.ok(held >= 295 && held < 400, `the request was aborted ${held} ms after it was sent`);
+});
+
 test("leaving during a wait rejects with an AbortError, sends nothing more", async () => {
   const { fetch, calls } = scripted([{ status: 429, headers: { "Retry-After": "2" } }]);
   const leave = new AbortController();
