@@ -90,31 +90,48 @@ pub async fn session(browser: Browser) -> Session {
 
 /// A headless session of `browser` whose window may be made as narrow as a phone's (360 px).
 /// Firefox keeps its window at least 500 px wide unless its own interface allows less: its
-/// session runs on a profile in `profile` (created, and emptied first) whose `userChrome.css`
-/// lifts that minimum. Chromium needs nothing of the kind.
-pub async fn narrow_session(browser: Browser, profile: &std::path::Path) -> Session {
+/// session runs on a profile of its own under `target/e2e-profiles/` (named after `name`, the
+/// browser and this process) whose `userChrome.css` lifts that minimum; the returned
+/// [`Profile`] removes it when dropped. Chromium needs nothing of the kind.
+pub async fn narrow_session(browser: Browser, name: &str) -> (Session, Profile) {
+    let profile = Profile(root().join(format!(
+        "target/e2e-profiles/{name}-{}-{}",
+        browser.name(),
+        std::process::id()
+    )));
     let mut caps = harness::capabilities(browser, Measure::Nothing);
     if browser == Browser::Firefox {
-        let _ = std::fs::remove_dir_all(profile);
-        std::fs::create_dir_all(profile.join("chrome")).expect("a profile folder");
+        let dir = &profile.0;
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::create_dir_all(dir.join("chrome")).expect("a profile folder");
         std::fs::write(
-            profile.join("user.js"),
+            dir.join("user.js"),
             "user_pref(\"toolkit.legacyUserProfileCustomizations.stylesheets\", true);\n",
         )
         .expect("the profile's user.js");
         std::fs::write(
-            profile.join("chrome/userChrome.css"),
+            dir.join("chrome/userChrome.css"),
             ":root { min-width: 0 !important; }\n",
         )
         .expect("the profile's userChrome.css");
         let args = &mut caps["moz:firefoxOptions"]["args"];
         if let Value::Array(args) = args {
-            args.extend([json!("-profile"), json!(profile.to_string_lossy())]);
+            args.extend([json!("-profile"), json!(dir.to_string_lossy())]);
         }
     }
-    Session::start_with(browser, caps)
+    let session = Session::start_with(browser, caps)
         .await
-        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    (session, profile)
+}
+
+/// A browser profile folder of a narrow session, removed when dropped.
+pub struct Profile(std::path::PathBuf);
+
+impl Drop for Profile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// A session set up for memory figures: in Chromium, precise `performance.memory`, `gc()`,

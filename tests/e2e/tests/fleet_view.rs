@@ -171,12 +171,7 @@ async fn open_fleet(client: &Client, base: &str) {
 async fn fleet_view(browser: Browser) {
     let server = start_server().await;
     // A session whose Firefox window may be narrower than its usual 500 px minimum.
-    let profile = e2e::root().join(format!(
-        "target/e2e-profiles/fleet-{}-{}",
-        browser.name(),
-        std::process::id()
-    ));
-    let session = narrow_session(browser, &profile).await;
+    let (session, _profile) = narrow_session(browser, "fleet").await;
     let client = &session.client;
     client
         .set_window_size(1280, 1000)

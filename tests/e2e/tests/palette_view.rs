@@ -764,12 +764,7 @@ async fn check_every_model_table(client: &Client, base: &str) -> Vec<String> {
 
 async fn run_browser(browser: Browser) {
     let server = start_server().await;
-    let profile = e2e::root().join(format!(
-        "target/e2e-profiles/palette-{}-{}",
-        browser.name(),
-        std::process::id()
-    ));
-    let session = narrow_session(browser, &profile).await;
+    let (session, _profile) = narrow_session(browser, "palette").await;
     let mut failed = Vec::new();
     for case in cases() {
         let failures = check_case(&session.client, browser, &server.base, &case).await;
@@ -790,7 +785,6 @@ async fn run_browser(browser: Browser) {
         failed.push("every model table");
     }
     session.close().await;
-    let _ = std::fs::remove_dir_all(&profile);
     assert!(failed.is_empty(), "{} failed: {failed:?}", browser.name());
 }
 
