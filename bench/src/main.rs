@@ -5,13 +5,14 @@
 //!
 //! ```text
 //! browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH]
-//!               [--named-full-wasm PATH] [--divan PATH] [--browsers chromium,firefox]
-//!               [--loads N] [--rounds N] [--concurrency N] [--actions N]
+//!               [--named-full-wasm PATH] [--divan PATH] [--fleet-divan PATH]
+//!               [--browsers chromium,firefox] [--loads N] [--rounds N] [--concurrency N]
+//!               [--actions N]
 //! ```
 //!
 //! `scripts/bench` builds what this reads: the app build's package in `crate/pkg/` and the full
 //! build's in `crate/pkg-full/`, a copy of each build's module that keeps its names (for
-//! twiggy), divan's table, and the fixture server.
+//! twiggy), divan's tables (the model's decisions, the fleet's runs), and the fixture server.
 
 mod divan;
 mod measure;
@@ -34,6 +35,7 @@ struct Config {
     named_wasm: PathBuf,
     named_full_wasm: PathBuf,
     divan: PathBuf,
+    fleet_divan: PathBuf,
     browsers: Vec<Browser>,
     loads: usize,
     rounds: usize,
@@ -45,7 +47,7 @@ fn usage(problem: &str) -> ! {
     eprintln!("browser-bench: {problem}");
     eprintln!(
         "usage: browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH] \
-         [--named-full-wasm PATH] [--divan PATH] [--browsers chromium,firefox] [--loads N] [--rounds N] \
+         [--named-full-wasm PATH] [--divan PATH] [--fleet-divan PATH] [--browsers chromium,firefox] [--loads N] [--rounds N] \
          [--concurrency N] [--actions N]"
     );
     std::process::exit(2)
@@ -59,6 +61,7 @@ fn config() -> Config {
         named_wasm: root.join("target/bench/named/retry_budget_bg.wasm"),
         named_full_wasm: root.join("target/bench/named-full/retry_budget_bg.wasm"),
         divan: root.join("target/bench/decisions.txt"),
+        fleet_divan: root.join("target/bench/fleet.txt"),
         root,
         browsers: vec![Browser::Chromium, Browser::Firefox],
         loads: 30,
@@ -83,6 +86,7 @@ fn config() -> Config {
             "--named-wasm" => c.named_wasm = PathBuf::from(&value),
             "--named-full-wasm" => c.named_full_wasm = PathBuf::from(&value),
             "--divan" => c.divan = PathBuf::from(&value),
+            "--fleet-divan" => c.fleet_divan = PathBuf::from(&value),
             "--loads" => c.loads = count(),
             "--rounds" => c.rounds = count(),
             "--concurrency" => c.concurrency = count().clamp(1, 6),
@@ -113,25 +117,22 @@ fn failed(errors: &mut Vec<String>, part: &str, error: String) -> Value {
     json!({ "error": error })
 }
 
-fn native_decisions(c: &Config, errors: &mut Vec<String>) -> Value {
-    match std::fs::read_to_string(&c.divan) {
+/// The rows of a divan table that `scripts/bench` saved at `path`, for `part` of the report.
+fn divan_rows(path: &std::path::Path, part: &str, errors: &mut Vec<String>) -> Value {
+    match std::fs::read_to_string(path) {
         Ok(text) => {
             let rows = divan::parse(&text);
             if rows.is_empty() {
                 failed(
                     errors,
-                    "decision cost",
-                    format!("no benchmark rows in {}", c.divan.display()),
+                    part,
+                    format!("no benchmark rows in {}", path.display()),
                 )
             } else {
                 Value::Array(rows.iter().map(divan::Row::to_json).collect())
             }
         }
-        Err(e) => failed(
-            errors,
-            "decision cost",
-            format!("{}: {e}", c.divan.display()),
-        ),
+        Err(e) => failed(errors, part, format!("{}: {e}", path.display())),
     }
 }
 
@@ -162,10 +163,11 @@ async fn main() {
         full: &c.named_full_wasm,
     };
     let size = size_report::section(&c.root, &named, &mut errors);
-    let native = native_decisions(&c, &mut errors);
+    let native = divan_rows(&c.divan, "decision cost", &mut errors);
+    let fleet = divan_rows(&c.fleet_divan, "fleet speed", &mut errors);
     let parts = browser_parts(&c, &mut errors).await;
 
-    let report = report(&c, started, size, native, parts, &errors);
+    let report = report(&c, started, size, [native, fleet], parts, &errors);
     let path = c.out.join("report.json");
     write(
         &path,
@@ -330,7 +332,7 @@ fn report(
     c: &Config,
     started: Instant,
     size: Value,
-    native: Value,
+    [native, fleet]: [Value; 2],
     parts: BrowserParts,
     errors: &[String],
 ) -> Value {
@@ -358,6 +360,7 @@ fn report(
         "startup": parts.startup,
         "fidelity": parts.fidelity,
         "decision": { "native": native, "browser": parts.in_browser },
+        "fleet_speed": fleet,
         "memory": parts.memory,
         "errors": errors,
     })

@@ -165,6 +165,7 @@ pub fn render(r: &Value) -> String {
     out += &fidelity(r);
     out += &decisions(r);
     out += &memory(r);
+    out += &fleet_speed(r);
     out += &not_measured(&r["errors"]);
     out
 }
@@ -508,6 +509,44 @@ fn native_decisions(native: &Value) -> String {
         + &table(&["benchmark", "median", "fastest"], 1, &rows)
 }
 
+/// The fleet's columns in the order `fleet/benches/burst.rs` numbers them.
+const FLEET_POLICIES: [&str; 5] = [
+    "ours",
+    "ours+jitter",
+    "ours no-share",
+    "ky defaults",
+    "naive x3",
+];
+
+/// The fleet simulation's speed on the default burst scenario: each policy's run and all five.
+fn fleet_speed(r: &Value) -> String {
+    let mut out = String::from(
+        "\n## 6. Fleet simulation speed (divan, `cargo bench -p fleet --bench burst`: the default burst scenario, 10,000 pages x 3 widgets, native)\n\n",
+    );
+    let fleet = &r["fleet_speed"];
+    if let Some(e) = error_of(fleet) {
+        return out + &format!("Not measured ({e})\n");
+    }
+    let time = |v: &Value| v.as_f64().map_or("-".into(), duration_ns);
+    let rows: Vec<Vec<String>> = items(fleet)
+        .iter()
+        .map(|b| {
+            let name = text(&b["name"]);
+            let label = match name.strip_prefix("policy/") {
+                Some(i) => i
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| FLEET_POLICIES.get(i))
+                    .map_or(name.clone(), |p| format!("{p} alone")),
+                None => name.replace('_', " "),
+            };
+            vec![label, time(&b["median_ns"]), time(&b["fastest_ns"])]
+        })
+        .collect();
+    out += &table(&["run", "median", "fastest"], 1, &rows);
+    out
+}
+
 /// The memory measures: the report's key, the row's label, and whether it counts bytes.
 const MEMORY_MEASURES: [(&str, &str, bool); 6] = [
     ("wasm_memory_bytes", "wasm memory, bytes", true),
@@ -600,5 +639,28 @@ mod tests {
         assert_eq!(thousands(999), "999");
         assert_eq!(elided("abcdefghij".into(), 7), "abc…hij");
         assert_eq!(elided("abc".into(), 7), "abc");
+    }
+
+    #[test]
+    fn fleet_speed_names_each_policy() {
+        let text = "burst        fastest       │ slowest       │ median        │ mean          │ samples │ iters
+├─ all_five  1.303 s       │ 1.437 s       │ 1.377 s       │ 1.363 s       │ 5       │ 5
+╰─ policy                  │               │               │               │         │
+   ├─ 0      432.1 ms      │ 572.8 ms      │ 527.2 ms      │ 500.4 ms      │ 5       │ 5
+   ╰─ 3      51.35 ms      │ 60.55 ms      │ 52.01 ms      │ 53.68 ms      │ 5       │ 5
+";
+        let rows: Vec<Value> = crate::divan::parse(text)
+            .iter()
+            .map(|r| r.to_json())
+            .collect();
+        let out = fleet_speed(&serde_json::json!({ "fleet_speed": rows }));
+        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        assert!(lines[1].starts_with("| all five "), "{out}");
+        assert!(
+            lines[2].starts_with("| ours alone ") && lines[2].contains("527.20 ms"),
+            "{out}"
+        );
+        assert!(lines[3].starts_with("| ky defaults alone "), "{out}");
     }
 }
