@@ -1,5 +1,7 @@
 //! The rate-limited service: a token bucket or a fixed window, and how it writes `Retry-After`.
 
+use retry_budget_model::utc::UtcTime;
+
 /// Nanoseconds per second.
 pub const NS: u64 = 1_000_000_000;
 
@@ -152,13 +154,13 @@ fn push_imf_fixdate(out: &mut String, unix: i64) {
         "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
     ];
     let (days, rem) = (unix.div_euclid(86_400), unix.rem_euclid(86_400));
-    let (y, m, d) = civil_from_days(days);
+    let (y, m, d) = UtcTime::from_unix_secs(unix).civil_date();
     let whole = |n: i64| n.clamp(0, 9999) as u64;
     out.push_str(DAYS[days.rem_euclid(7) as usize]);
     out.push_str(", ");
-    push_digits(out, whole(d), 2);
+    push_digits(out, u64::from(d), 2);
     out.push(' ');
-    out.push_str(MONTHS[(m - 1) as usize]);
+    out.push_str(MONTHS[m.clamp(1, 12) as usize - 1]);
     out.push(' ');
     push_digits(out, whole(y), 4);
     for (sep, n) in [(' ', rem / 3600), (':', rem / 60 % 60), (':', rem % 60)] {
@@ -180,19 +182,6 @@ pub(crate) fn push_digits(out: &mut String, mut n: u64, width: usize) {
     }
     let start = start.min(digits.len().saturating_sub(width));
     out.extend(digits[start..].iter().map(|&d| char::from(d)));
-}
-
-/// The proleptic Gregorian (year, month, day) of a count of days since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
 }
 
 #[cfg(test)]
@@ -286,5 +275,21 @@ mod tests {
                 retry_after: Header::Absent
             }
         );
+    }
+
+    #[test]
+    fn every_date_it_writes_the_model_reads_back() {
+        use retry_budget_model::http_date::HttpDate;
+        // Years 1 to 9999 in steps of 31 days and a few hours: every weekday, month and time of day.
+        let (first, last) = (-62_135_596_800_i64, 253_402_300_799_i64);
+        let mut unix = first;
+        while unix <= last {
+            let text = imf_fixdate(unix);
+            let read = HttpDate::parse(&text)
+                .and_then(|d| d.resolve(UtcTime::UNIX_EPOCH))
+                .map(UtcTime::unix_secs);
+            assert_eq!(read, Some(unix), "{text}");
+            unix += 2_713_597;
+        }
     }
 }

@@ -117,7 +117,12 @@ impl UtcTime {
 
     /// The proleptic Gregorian year (UTC) this instant falls in.
     pub fn year(self) -> i64 {
-        civil_from_days(self.secs.div_euclid(86_400)).0
+        self.civil_date().0
+    }
+
+    /// The proleptic Gregorian date (UTC) this instant falls on: (year, month 1-12, day 1-31).
+    pub fn civil_date(self) -> (i64, u32, u32) {
+        civil_from_days(self.secs.div_euclid(86_400))
     }
 }
 
