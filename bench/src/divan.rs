@@ -40,6 +40,18 @@ fn nanos(text: &str) -> Option<f64> {
     Some(value * scale)
 }
 
+/// A row's first column: the name, which may hold spaces (an argument such as `ky defaults`),
+/// and the fastest time after it (`51.35 ms`); a group's row has the name alone.
+fn name_and_fastest(column: &str) -> (String, Option<f64>) {
+    let words: Vec<&str> = column.split_whitespace().collect();
+    if let [name @ .., value, unit] = words.as_slice() {
+        if let Some(ns) = nanos(&format!("{value} {unit}")).filter(|_| !name.is_empty()) {
+            return (name.join(" "), Some(ns));
+        }
+    }
+    (words.join(" "), None)
+}
+
 /// The benchmarks of a divan table; groups become path prefixes.
 pub fn parse(text: &str) -> Vec<Row> {
     let mut groups: Vec<String> = Vec::new();
@@ -59,22 +71,19 @@ pub fn parse(text: &str) -> Vec<Row> {
         let Some(first) = columns.first() else {
             continue;
         };
-        let mut words = first.splitn(2, char::is_whitespace);
-        let name = words.next().unwrap_or_default().to_owned();
-        let fastest = words.next().map(str::trim).unwrap_or_default();
+        let (name, fastest) = name_and_fastest(first);
         groups.truncate(depth.saturating_sub(1));
-        if fastest.is_empty() {
+        let Some(fastest_ns) = fastest else {
             groups.push(name);
             continue;
-        }
+        };
         let path = groups
             .iter()
             .map(String::as_str)
             .chain([name.as_str()])
             .collect::<Vec<_>>()
             .join("/");
-        let (Some(fastest_ns), Some(median_ns), Some(mean_ns)) = (
-            nanos(fastest),
+        let (Some(median_ns), Some(mean_ns)) = (
             columns.get(2).and_then(|c| nanos(c)),
             columns.get(3).and_then(|c| nanos(c)),
         ) else {
@@ -121,5 +130,19 @@ decisions                   fastest       │ slowest       │ median        �
         assert_eq!(rows[0].median_ns, 44.25);
         assert!((rows[3].median_ns - 10_180.0).abs() < 1e-6);
         assert_eq!(rows[3].samples, 100);
+    }
+
+    #[test]
+    fn names_may_hold_spaces() {
+        let rows = parse(
+            "burst        fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ policy                  │               │               │               │         │
+   ├─ ky defaults  51.35 ms │ 60.55 ms      │ 52.01 ms      │ 53.68 ms      │ 5       │ 5
+   ╰─ ours         432.1 ms │ 572.8 ms      │ 527.2 ms      │ 500.4 ms      │ 5       │ 5
+",
+        );
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["policy/ky defaults", "policy/ours"]);
+        assert!((rows[0].fastest_ns - 51_350_000.0).abs() < 1e-3);
     }
 }

@@ -509,15 +509,6 @@ fn native_decisions(native: &Value) -> String {
         + &table(&["benchmark", "median", "fastest"], 1, &rows)
 }
 
-/// The fleet's columns in the order `fleet/benches/burst.rs` numbers them.
-const FLEET_POLICIES: [&str; 5] = [
-    "ours",
-    "ours+jitter",
-    "ours no-share",
-    "ky defaults",
-    "naive x3",
-];
-
 /// The fleet simulation's speed on the default burst scenario: each policy's run and all five.
 fn fleet_speed(r: &Value) -> String {
     let mut out = String::from(
@@ -533,11 +524,7 @@ fn fleet_speed(r: &Value) -> String {
         .map(|b| {
             let name = text(&b["name"]);
             let label = match name.strip_prefix("policy/") {
-                Some(i) => i
-                    .parse::<usize>()
-                    .ok()
-                    .and_then(|i| FLEET_POLICIES.get(i))
-                    .map_or(name.clone(), |p| format!("{p} alone")),
+                Some(policy) => format!("{policy} alone"),
                 None => name.replace('_', " "),
             };
             vec![label, time(&b["median_ns"]), time(&b["fastest_ns"])]
@@ -646,8 +633,8 @@ mod tests {
         let text = "burst        fastest       │ slowest       │ median        │ mean          │ samples │ iters
 ├─ all_five  1.303 s       │ 1.437 s       │ 1.377 s       │ 1.363 s       │ 5       │ 5
 ╰─ policy                  │               │               │               │         │
-   ├─ 0      432.1 ms      │ 572.8 ms      │ 527.2 ms      │ 500.4 ms      │ 5       │ 5
-   ╰─ 3      51.35 ms      │ 60.55 ms      │ 52.01 ms      │ 53.68 ms      │ 5       │ 5
+   ├─ ours      432.1 ms      │ 572.8 ms      │ 527.2 ms      │ 500.4 ms      │ 5       │ 5
+   ╰─ ky defaults      51.35 ms      │ 60.55 ms      │ 52.01 ms      │ 53.68 ms      │ 5       │ 5
 ";
         let rows: Vec<Value> = crate::divan::parse(text)
             .iter()

@@ -14,11 +14,13 @@ fn burst() -> Scenario {
         .expect("the default scenario is valid")
 }
 
-/// One policy's run, by its position in the columns (ours, ours+jitter, ours no-share, ky
-/// defaults, naive x3).
-#[divan::bench(args = [0, 1, 2, 3, 4])]
-fn policy(bencher: divan::Bencher, index: usize) {
-    let (scenario, column) = (burst(), columns()[index]);
+/// One policy's run, named as the command's columns are.
+#[divan::bench(args = columns().map(|c| c.name))]
+fn policy(bencher: divan::Bencher, name: &str) {
+    let scenario = burst();
+    let Some(column) = columns().into_iter().find(|c| c.name == name) else {
+        unreachable!("every argument is a column's name")
+    };
     bencher.bench(|| run_column(divan::black_box(&scenario), &column).figures);
 }
 
