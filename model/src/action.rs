@@ -339,6 +339,8 @@ pub struct Action {
     block: Duration,
     /// The block the latest receipt announced (`receipt + valid server delay`), if any.
     announced: Option<Duration>,
+    /// Whether `events` is kept: off for simulations of many actions whose trace nobody reads.
+    traced: bool,
 }
 
 impl Action {
@@ -363,6 +365,26 @@ impl Action {
         blocked_until: &[Duration],
         draw: f64,
     ) -> Result<(Action, Decision), PolicyError> {
+        Action::begin(policy, blocked_until, draw, true)
+    }
+
+    /// [`Action::start_on_origin`] without a trace: every decision, figure and visible line is
+    /// the same, but no event is kept ([`Action::events`] stays empty). For simulations of
+    /// many actions at once, where nobody reads a trace and keeping one costs most of the run.
+    pub fn start_untraced(
+        policy: Policy,
+        blocked_until: &[Duration],
+        draw: f64,
+    ) -> Result<(Action, Decision), PolicyError> {
+        Action::begin(policy, blocked_until, draw, false)
+    }
+
+    fn begin(
+        policy: Policy,
+        blocked_until: &[Duration],
+        draw: f64,
+        traced: bool,
+    ) -> Result<(Action, Decision), PolicyError> {
         policy.validate()?;
         let mut action = Action {
             policy,
@@ -376,6 +398,7 @@ impl Action {
             events: Vec::new(),
             block: Duration::ZERO,
             announced: None,
+            traced,
         };
         for until in blocked_until {
             action.learn_block(Duration::ZERO, *until);
@@ -441,7 +464,7 @@ impl Action {
             ServerDelay::Usable(_, delay) => Some(delay),
             ServerDelay::Untrusted | ServerDelay::Fallback(_) => None,
         };
-        self.events.push(Event::Receipt {
+        self.record(Event::Receipt {
             at: now,
             attempt,
             status,
@@ -528,7 +551,7 @@ impl Action {
         self.request_time = self
             .request_time
             .saturating_add(now.saturating_sub(started));
-        self.events.push(Event::Failure {
+        self.record(Event::Failure {
             at: now,
             attempt,
             error: error.clone(),
@@ -544,7 +567,7 @@ impl Action {
         match self.phase {
             Phase::Waiting(plan, _) => {
                 let now = self.advance(now);
-                self.events.push(Event::Timer {
+                self.record(Event::Timer {
                     at: now,
                     due: plan.until,
                 });
@@ -586,7 +609,7 @@ impl Action {
             }
         };
         let now = self.advance(now);
-        self.events.push(Event::Left { at: now });
+        self.record(Event::Left { at: now });
         self.finish(StopCause::Left { in_flight })
     }
 
@@ -696,6 +719,13 @@ impl Action {
             .is_some_and(|end| end <= self.policy.budget)
     }
 
+    /// Adds `event` to the trace, when the action keeps one.
+    fn record(&mut self, event: Event) {
+        if self.traced {
+            self.events.push(event);
+        }
+    }
+
     /// Moves the model's clock to `now`. Elapsed time never runs backwards: an earlier `now`
     /// (a driver bug) is read as the latest time already seen, rather than panicking.
     fn advance(&mut self, now: Duration) -> Duration {
@@ -708,7 +738,7 @@ impl Action {
         self.attempt_starts.push(now);
         let attempt = self.attempts();
         let abort_at = now.saturating_add(self.policy.attempt_cap);
-        self.events.push(Event::Start {
+        self.record(Event::Start {
             at: now,
             attempt,
             remaining: self.remaining(now),
@@ -723,7 +753,7 @@ impl Action {
 
     /// Records a block that ends at `until`, arriving at `at`, and raises `B` to it.
     fn learn_block(&mut self, at: Duration, until: Duration) {
-        self.events.push(Event::Blocked { at, until });
+        self.record(Event::Blocked { at, until });
         self.block = self.block.max(until);
     }
 
@@ -799,7 +829,7 @@ impl Action {
     /// wait for it.
     fn wait_on(&mut self, plan: PlannedWait, draw: f64) -> Decision {
         let at = self.now;
-        self.events.push(Event::Wait {
+        self.record(Event::Wait {
             at,
             plan,
             remaining: self.remaining(at),
@@ -811,7 +841,7 @@ impl Action {
     fn finish(&mut self, cause: StopCause) -> Decision {
         let at = self.now;
         let outcome = cause.outcome();
-        self.events.push(Event::Stop {
+        self.record(Event::Stop {
             at,
             outcome,
             remaining: self.remaining(at),
@@ -1127,6 +1157,33 @@ mod tests {
         action.on_response(s(6), rate_limited(Some("soon")));
         assert_eq!(action.announced_block(), None);
         assert_eq!(action.origin_block(), s(5));
+    }
+
+    #[test]
+    fn an_untraced_action_decides_the_same_and_keeps_no_events() {
+        let policy = Policy::new().with_jitter(s(1));
+        let (mut traced, first) = Action::start_on_origin(policy, &[s(2)], 0.25).expect("valid");
+        let (mut lean, lean_first) = Action::start_untraced(policy, &[s(2)], 0.25).expect("valid");
+        assert_eq!(first, lean_first);
+        let steps: [&dyn Fn(&mut Action) -> Decision; 5] = [
+            &|a| a.on_timer(Duration::from_millis(2_250)),
+            &|a| a.on_response_drawn(Duration::from_millis(3_000), rate_limited(Some("3")), 0.5),
+            &|a| a.on_block(s(4), s(7)),
+            &|a| a.on_timer(Duration::from_millis(7_500)),
+            &|a| a.on_response(s(9), rate_limited(None)),
+        ];
+        for step in steps {
+            assert_eq!(step(&mut traced), step(&mut lean));
+            assert_eq!(traced.visible(), lean.visible());
+        }
+        assert_eq!(traced.stopped(), lean.stopped());
+        assert_eq!(
+            (traced.elapsed(), traced.request_time(), traced.wait_time()),
+            (lean.elapsed(), lean.request_time(), lean.wait_time())
+        );
+        assert_eq!(traced.attempt_starts(), lean.attempt_starts());
+        assert!(traced.events().len() > 5);
+        assert!(lean.events().is_empty());
     }
 
     #[test]
