@@ -161,7 +161,7 @@ mod schedule_a {
 
     #[divan::bench]
     fn report() -> retry_budget_model::report::Report {
-        replay_schedule_a(black_box(Policy::new())).report("")
+        replay_schedule_a(black_box(Policy::new())).report()
     }
 
     #[divan::bench]

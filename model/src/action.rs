@@ -17,10 +17,12 @@
 //! spread by jitter ([`Policy::jitter`]), from a draw the driver supplies, never earlier than
 //! the rules allow and never so late that the reserved cap stops fitting.
 
-use crate::prelude::*;
 use core::time::Duration;
 
+use serde::{Serialize, Serializer};
+
 use crate::policy::{Policy, PolicyError};
+use crate::report::{secs, secs_or_null};
 use crate::retry_after::RetryAfter;
 use crate::utc::UtcTime;
 
@@ -42,8 +44,9 @@ pub enum Decision {
 }
 
 /// How an action ended. The last HTTP response is kept apart from this: "stopped: budget" and
-/// "last response: 429" are different facts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// "last response: 429" are different facts. Serialized as [`Outcome::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// A 2xx response arrived.
     Success,
@@ -85,6 +88,12 @@ pub enum TransportError {
     Failed(String),
 }
 
+impl Serialize for TransportError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 impl TransportError {
     /// A word for the failure: `timed_out`, or the driver's own.
     pub fn as_str(&self) -> &str {
@@ -119,8 +128,9 @@ pub struct Response<'a> {
     pub clock: ReceiptClock,
 }
 
-/// Where a wait's length came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a wait's length came from. Serialized as [`WaitSource::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WaitSource {
     /// `Retry-After` in delay-seconds.
     ServerSeconds,
@@ -155,7 +165,7 @@ impl WaitSource {
 
 /// A wait the model planned: after a retryable response, or before the first attempt while the
 /// origin is blocked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct PlannedWait {
     /// The attempt whose response asked for it; 0 for the wait before the first attempt.
     pub after_attempt: u32,
@@ -163,16 +173,22 @@ pub struct PlannedWait {
     pub source: WaitSource,
     /// The delay before the local floor: the server's, or the fallback; for an origin block,
     /// from `from` to the block's end.
+    #[serde(rename = "delay_s", serialize_with = "secs")]
     pub delay: Duration,
     /// From `from` to the earliest start the rules allow: `max(min_wait, delay)` for the
     /// action's own delay, the time to the block's end for an origin block.
+    #[serde(rename = "wait_s", serialize_with = "secs")]
     pub wait: Duration,
     /// What jitter added after the earliest start (rule 16); never a reason to stop.
+    #[serde(rename = "jitter_s", serialize_with = "secs")]
     pub jitter: Duration,
-    /// When the wait began (the response's receipt; 0 before the first attempt).
+    /// When the wait began (the response's receipt; 0 before the first attempt). The event
+    /// that records a wait carries this as its own time, so it is not serialized twice.
+    #[serde(skip)]
     pub from: Duration,
     /// The planned start of the next attempt: `from + wait + jitter`, saturating. The timer is
     /// due then.
+    #[serde(rename = "until_s", serialize_with = "secs")]
     pub until: Duration,
 }
 
@@ -183,62 +199,95 @@ impl PlannedWait {
     }
 }
 
+/// How a response's `Retry-After` read at its receipt: the header (its raw text and kind) and
+/// the server's delay, when it gave a usable one (seconds, or a date with clock evidence).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RetryAfterReading {
+    /// The header as read.
+    #[serde(flatten)]
+    pub header: RetryAfter,
+    /// The server's delay, when it gave a usable one.
+    #[serde(rename = "delay_s", serialize_with = "secs_or_null")]
+    pub delay: Option<Duration>,
+}
+
 /// The last HTTP response the action received.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LastResponse {
     /// Its attempt.
     pub attempt: u32,
     /// Its status.
     pub status: u16,
     /// When it was received.
+    #[serde(rename = "at_s", serialize_with = "secs")]
     pub at: Duration,
     /// Its `Retry-After`, as interpreted at the receipt.
-    pub retry_after: RetryAfter,
-    /// The server's delay, when it gave a usable one.
-    pub delay: Option<Duration>,
+    pub retry_after: RetryAfterReading,
 }
 
-/// What happened, in order. Every decision records the budget left at that moment.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What happened, in order. Every decision records the budget left at that moment. Serialized
+/// as an object whose `event` names the variant, with times in seconds (`at_s`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// An attempt started.
     Start {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
+        #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
     },
-    /// A response was received, with how its `Retry-After` read and the server's delay, when
-    /// it gave a usable one.
+    /// A response was received, with how its `Retry-After` read.
     Receipt {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
         status: u16,
-        retry_after: RetryAfter,
-        delay: Option<Duration>,
+        retry_after: RetryAfterReading,
     },
     /// An attempt failed without a response.
     Failure {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
         error: TransportError,
     },
     /// A wait began.
     Wait {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
+        #[serde(flatten)]
         plan: PlannedWait,
+        #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
     },
     /// A timer fired; `due` is when it was meant to.
-    Timer { at: Duration, due: Duration },
+    Timer {
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+        #[serde(rename = "due_s", serialize_with = "secs")]
+        due: Duration,
+    },
     /// A block on the origin arrived (one that another action learned): no request to the site
     /// may start before `until`.
-    Blocked { at: Duration, until: Duration },
+    Blocked {
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+        #[serde(rename = "until_s", serialize_with = "secs")]
+        until: Duration,
+    },
     /// The screen stopped owning the action.
-    Left { at: Duration },
+    Left {
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+    },
     /// The action ended.
     Stop {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         outcome: Outcome,
+        #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
     },
 }
@@ -464,19 +513,21 @@ impl Action {
             ServerDelay::Usable(_, delay) => Some(delay),
             ServerDelay::Untrusted | ServerDelay::Fallback(_) => None,
         };
+        let retry_after = RetryAfterReading {
+            header: retry_after,
+            delay,
+        };
         self.record(Event::Receipt {
             at: now,
             attempt,
             status,
             retry_after: retry_after.clone(),
-            delay,
         });
         self.last_response = Some(LastResponse {
             attempt,
             status,
             at: now,
             retry_after,
-            delay,
         });
         // Rule 13: a valid server delay blocks the origin, for this action and the others.
         self.announced = delay.map(|d| now.saturating_add(d));
@@ -1067,7 +1118,7 @@ mod tests {
         let decision = action.on_response(s(2), rate_limited(Some("99999999999999999999")));
         assert_eq!(decision, Decision::Stop(Outcome::BudgetExhausted));
         let last = action.last_response().expect("recorded");
-        assert_eq!(last.delay, Some(Duration::from_secs(u64::MAX)));
+        assert_eq!(last.retry_after.delay, Some(Duration::from_secs(u64::MAX)));
         assert_eq!(action.wait_time(), Duration::ZERO);
     }
 

@@ -6,22 +6,46 @@
 //! start; a block at a receipt arrives before the response; a block at the same instant as a
 //! timer is taken first; and leaving at the same instant as a block wins.
 
-use crate::prelude::*;
 use core::time::Duration;
 
+use serde::Serialize;
+
 use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};
-use crate::json::push_u64;
+use crate::expect::mismatches;
 use crate::report::Report;
 use crate::scenario::{OriginBlock, Reply, Scenario, ScenarioError, ScriptedResponse};
 
+/// One scenario's entry in the replay output: its name, its report, and whether the run met
+/// the scenario's `expect` figures (`docs/rules.md`, "Replay output").
+#[derive(Clone, Debug, Serialize)]
+pub struct Replay {
+    /// The scenario's name.
+    pub name: String,
+    /// What the run did.
+    #[serde(flatten)]
+    pub report: Report,
+    /// Whether every expected figure was met; present only when the scenario had `expect`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect_ok: Option<bool>,
+    /// The figures that were missed, one sentence each; present only when one was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect_mismatches: Vec<String>,
+}
+
 /// Replays `scenario` and checks its `expect` figures. Fails only when the run needs more
 /// responses than the scenario lists.
-pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
-    let mut report = run(scenario)?.into_report(&scenario.name);
-    if let Some(expect) = &scenario.expect {
-        report.check(expect);
-    }
-    Ok(report)
+pub fn simulate(scenario: &Scenario) -> Result<Replay, ScenarioError> {
+    let report = run(scenario)?.into_report();
+    let missed = scenario
+        .expect
+        .as_ref()
+        .map(|expect| mismatches(&report, expect));
+    Ok(Replay {
+        name: scenario.name.clone(),
+        report,
+        expect_ok: missed.as_ref().map(Vec::is_empty),
+        expect_mismatches: missed.unwrap_or_default(),
+    })
 }
 
 /// Replays `scenario` to its end and returns the stopped action.
@@ -183,15 +207,11 @@ impl Script<'_> {
     }
 
     fn out_of_responses(&self, attempt: u32) -> ScenarioError {
-        let mut message = String::from("attempt ");
-        push_u64(&mut message, u64::from(attempt));
-        message.push_str(" needs a response, but only ");
-        push_u64(&mut message, self.scenario.responses.len() as u64);
-        message.push_str(" are listed");
+        let listed = self.scenario.responses.len();
         ScenarioError {
             scenario: self.scenario.name.clone(),
             field: "responses".into(),
-            message,
+            message: format!("attempt {attempt} needs a response, but only {listed} are listed"),
         }
     }
 }

@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use serde_json::Value;
 
-use retry_budget_model::action::{Event, PlannedWait, StopCause};
+use retry_budget_model::action::{Event, PlannedWait, RetryAfterReading, StopCause};
 use retry_budget_model::report::Report;
 use retry_budget_model::scenario::{Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::simulate;
@@ -488,7 +488,7 @@ fn drive(scenario: &Scenario) -> (Action, bool) {
 }
 
 fn json(report: &Report) -> Value {
-    Value::from(&report.to_json())
+    serde_json::to_value(report).expect("a report serializes")
 }
 
 /// Runs `case` both ways and checks that they agree, and that only a scenario listing fewer
@@ -511,7 +511,8 @@ fn run(case: &Case) -> Result<Run, TestCaseError> {
         }
         Ok(report) => {
             prop_assert!(!ran_out, "simulate did not need the missing response");
-            let mine = action.report(&scenario.name);
+            let mine = action.report();
+            let report = report.report;
             prop_assert_eq!(
                 json(&report),
                 json(&mine),
@@ -607,7 +608,7 @@ proptest! {
         for (i, event) in events.iter().enumerate() {
             match event {
                 Event::Wait { at, plan, .. } => {
-                    let Some(Event::Receipt { at: receipt, attempt, delay: server_delay, .. }) =
+                    let Some(Event::Receipt { at: receipt, attempt, retry_after: RetryAfterReading { delay: server_delay, .. }, .. }) =
                         i.checked_sub(1).map(|j| &events[j])
                     else {
                         return Err(TestCaseError::fail(format!("wait without a receipt: {events:?}")));
@@ -859,7 +860,7 @@ proptest! {
                         prop_assert_eq!(next.and_then(stop_outcome), Some(Outcome::BudgetExhausted));
                     }
                 }
-                Event::Receipt { at, attempt, status, delay: server_delay, .. } => {
+                Event::Receipt { at, attempt, status, retry_after: RetryAfterReading { delay: server_delay, .. }, .. } => {
                     if !is_retryable(&policy, *status) || *attempt >= policy.max_attempts {
                         continue;
                     }
@@ -954,7 +955,7 @@ proptest! {
             }
         }
 
-        if let Some(Event::Receipt { at, attempt: 1, status, delay: server_delay, .. }) = events.get(1) {
+        if let Some(Event::Receipt { at, attempt: 1, status, retry_after: RetryAfterReading { delay: server_delay, .. }, .. }) = events.get(1) {
             let usable = expected_delay(&case, 1, *at, *server_delay);
             if let Some((delay, _)) = usable.filter(|_| {
                 is_retryable(&policy, *status) && policy.max_attempts > 1
@@ -1155,7 +1156,7 @@ fn snapshot(action: &Action) -> Snapshot {
         next_wakeup: action.next_wakeup(),
         pending: action.pending_wait().copied(),
         in_flight: action.in_flight(),
-        report: json(&action.report("")),
+        report: json(&action.report()),
     }
 }
 
@@ -1193,7 +1194,11 @@ fn check_any_trace(action: &Action) -> Result<(), TestCaseError> {
                 prop_assert!(plan.wait >= policy.min_wait && plan.wait >= plan.delay);
                 prop_assert_eq!(plan.until, plan.from.saturating_add(plan.wait));
                 let Some(Event::Receipt {
-                    delay: server_delay,
+                    retry_after:
+                        RetryAfterReading {
+                            delay: server_delay,
+                            ..
+                        },
                     ..
                 }) = i.checked_sub(1).map(|j| &events[j])
                 else {
@@ -1262,7 +1267,7 @@ proptest! {
                 break;
             }
             let last = action.last_response().expect("a response");
-            let reading = &last.retry_after;
+            let reading = &last.retry_after.header;
             prop_assert_eq!(reading.raw(), header.as_deref());
             prop_assert_eq!(reading.kind() == "missing", header.is_none());
             let trimmed = header.as_deref().map(|h| h.trim_matches([' ', '\t']));
@@ -1270,17 +1275,17 @@ proptest! {
                 Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
                     prop_assert_eq!(reading.kind(), "seconds");
                     let s = digits.parse::<u64>().unwrap_or(u64::MAX);
-                    prop_assert_eq!(last.delay, Some(Duration::from_secs(s)));
+                    prop_assert_eq!(last.retry_after.delay, Some(Duration::from_secs(s)));
                 }
                 _ => prop_assert_ne!(reading.kind(), "seconds"),
             }
             if matches!(reading.kind(), "missing" | "invalid") {
-                prop_assert_eq!(last.delay, None);
+                prop_assert_eq!(last.retry_after.delay, None);
             }
             if let Decision::Wait { until } = decision {
                 let plan = *action.pending_wait().expect("a wait");
                 prop_assert_eq!(plan.until, until);
-                if let Some(delay) = last.delay {
+                if let Some(delay) = last.retry_after.delay {
                     prop_assert!(plan.wait >= delay);
                 }
                 let now = wake.resolve(&action);
@@ -1372,10 +1377,12 @@ proptest! {
                     u32::try_from(scenario.responses.len()).unwrap() < scenario.policy.max_attempts
                 );
             }
-            Ok(report) => {
+            Ok(replay) => {
+                let report = &replay.report;
                 prop_assert!(report.outcome.is_some());
                 prop_assert_eq!(report.request_s.0.checked_add(report.wait_s.0), Some(report.elapsed_s.0));
-                prop_assert!(serde_json::from_str::<Value>(&report.to_json().to_text()).is_ok());
+                let text = serde_json::to_string(&replay).expect("a replay serializes");
+                prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
             }
         }
     }
@@ -1471,8 +1478,8 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
 
     // The report from simulate agrees.
     let report = simulate(&late_timer_scenario(secs(14))).unwrap();
-    assert_eq!(report.outcome, Some(Outcome::BudgetExhausted));
-    assert_eq!(report.elapsed_s.0, secs(19));
+    assert_eq!(report.report.outcome, Some(Outcome::BudgetExhausted));
+    assert_eq!(report.report.elapsed_s.0, secs(19));
 }
 
 /// At the boundary, a wake at 16 s leaves exactly the cap (16 + 4 = 20): the attempt starts. One
@@ -1480,22 +1487,26 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
 #[test]
 fn a_late_timer_that_still_leaves_a_full_cap_starts_the_attempt() {
     let report = simulate(&late_timer_scenario(secs(11))).unwrap();
-    assert_eq!(report.outcome, Some(Outcome::Success));
+    assert_eq!(report.report.outcome, Some(Outcome::Success));
     assert_eq!(
         report
+            .report
             .attempt_starts_s
             .iter()
             .map(|s| s.0)
             .collect::<Vec<_>>(),
         [Duration::ZERO, secs(16)]
     );
-    assert_eq!(report.elapsed_s.0, secs(18));
+    assert_eq!(report.report.elapsed_s.0, secs(18));
 
     let later = secs(11) + Duration::from_nanos(1);
     let report = simulate(&late_timer_scenario(later)).unwrap();
-    assert_eq!(report.outcome, Some(Outcome::BudgetExhausted));
-    assert_eq!(report.elapsed_s.0, secs(16) + Duration::from_nanos(1));
-    assert_eq!(report.attempts, 1);
+    assert_eq!(report.report.outcome, Some(Outcome::BudgetExhausted));
+    assert_eq!(
+        report.report.elapsed_s.0,
+        secs(16) + Duration::from_nanos(1)
+    );
+    assert_eq!(report.report.attempts, 1);
 }
 
 /// The oracle's dates are ones the crate reads as dates, in all three forms.

@@ -10,7 +10,7 @@ use core::time::Duration;
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-use retry_budget_model::action::{Event, StopCause};
+use retry_budget_model::action::{Event, RetryAfterReading, StopCause};
 use retry_budget_model::scenario::{OriginBlock, Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::run;
 use retry_budget_model::utc::UtcTime;
@@ -176,7 +176,7 @@ proptest! {
         let mut own = Duration::ZERO;
         for event in action.events() {
             let start = match event {
-                Event::Receipt { at, delay: Some(d), .. } => {
+                Event::Receipt { at, retry_after: RetryAfterReading { delay: Some(d), .. }, .. } => {
                     own = own.max(at.saturating_add(*d));
                     continue;
                 }
@@ -267,7 +267,7 @@ proptest! {
             action.request_time().checked_add(action.wait_time()),
             Some(action.elapsed())
         );
-        let report = action.report("generated");
+        let report = action.report();
         prop_assert_eq!(report.elapsed_s.0, report.request_s.0 + report.wait_s.0);
         let ends_with_stop = matches!(action.events().last(), Some(Event::Stop { .. }));
         prop_assert!(ends_with_stop, "the last event is not the stop");
@@ -296,14 +296,16 @@ proptest! {
     fn the_last_valid_server_delay_is_announced(scenario in arb_scenario(false)) {
         let action = played(&scenario)?;
         let last_receipt = action.events().iter().rev().find_map(|e| match e {
-            Event::Receipt { at, delay, .. } => Some(delay.map(|d| at.saturating_add(d))),
+            Event::Receipt { at, retry_after, .. } => {
+                Some(retry_after.delay.map(|d| at.saturating_add(d)))
+            },
             _ => None,
         });
         prop_assert_eq!(action.announced_block(), last_receipt.flatten());
         for event in action.events() {
             match event {
                 Event::Blocked { until, .. } => prop_assert!(action.origin_block() >= *until),
-                Event::Receipt { at, delay: Some(d), .. } => {
+                Event::Receipt { at, retry_after: RetryAfterReading { delay: Some(d), .. }, .. } => {
                     prop_assert!(action.origin_block() >= at.saturating_add(*d));
                 }
                 _ => {}

@@ -4,21 +4,24 @@
 use core::time::Duration;
 
 use retry_budget_model::action::PlannedWait;
+use retry_budget_model::action::RetryAfterReading;
 use retry_budget_model::report::Report;
-use retry_budget_model::{Event, RetryAfter};
+use retry_budget_model::simulate::Replay;
+use retry_budget_model::Event;
 
 /// One scenario's schedule, or the line saying why it was rejected.
-pub fn render_entry(entry: &Result<Report, (String, String)>) -> String {
+pub fn render_entry(entry: &Result<Replay, (String, String)>) -> String {
     match entry {
-        Ok(report) => render(report),
+        Ok(replay) => render(replay),
         Err((name, error)) => format!("{name}\n  rejected: {error}\n\n"),
     }
 }
 
 /// The schedule, the figures, the visible lines and whether `expect` was met.
-fn render(report: &Report) -> String {
+fn render(replay: &Replay) -> String {
+    let report = &replay.report;
     let rows = Rows::of(report);
-    let mut out = format!("{}\n", report.name);
+    let mut out = format!("{}\n", replay.name);
     out.push_str(&rows.grid());
     out.push_str(&format!(
         "Elapsed {} s = requests {} s + waits {} s. Attempts: {}.\n",
@@ -30,11 +33,11 @@ fn render(report: &Report) -> String {
     for visible in &report.visible {
         out.push_str(&format!("  > {visible}\n"));
     }
-    match report.expect_ok {
+    match replay.expect_ok {
         Some(true) => out.push_str("Expected figures: all met.\n"),
         Some(false) => out.push_str(&format!(
             "Expected figures MISSED: {}\n",
-            report.expect_mismatches.join("; ")
+            replay.expect_mismatches.join("; ")
         )),
         None => {}
     }
@@ -77,9 +80,8 @@ impl Rows {
                 attempt,
                 status,
                 retry_after,
-                delay,
             } => {
-                let observed = observed(*status, retry_after, *delay);
+                let observed = observed(*status, retry_after);
                 self.close_attempt(*attempt, *at, observed);
             }
             Event::Failure { at, attempt, error } => {
@@ -239,15 +241,14 @@ impl Rows {
 }
 
 /// What a response showed: its status, and its `Retry-After` unless it succeeded.
-fn observed(status: u16, retry_after: &RetryAfter, delay: Option<Duration>) -> String {
-    match (retry_after.raw(), (200..300).contains(&status)) {
+fn observed(status: u16, retry_after: &RetryAfterReading) -> String {
+    let header = &retry_after.header;
+    match (header.raw(), (200..300).contains(&status)) {
         (_, true) => format!("{status}"),
         (Some(raw), false) => {
-            let delay = delay.map_or(String::new(), |d| format!(", delay {}", secs(d)));
-            format!(
-                "{status}; Retry-After \"{raw}\" ({}{delay})",
-                retry_after.kind()
-            )
+            let delay =
+                (retry_after.delay).map_or(String::new(), |d| format!(", delay {}", secs(d)));
+            format!("{status}; Retry-After \"{raw}\" ({}{delay})", header.kind())
         }
         (None, false) => format!("{status}; no Retry-After"),
     }
