@@ -282,13 +282,14 @@ pub enum Event {
         #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
     },
-    /// The action ended.
+    /// The action ended, and why.
     Stop {
         #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         outcome: Outcome,
         #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
+        cause: StopCause,
     },
 }
 
@@ -308,28 +309,100 @@ impl Event {
     }
 }
 
-/// Why the action stopped, with what the visible text needs to explain it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why the action stopped, with what any view needs to explain it without knowing a rule
+/// (`docs/rules.md`, "Why an action stopped"): the stop event and the report carry it.
+/// Serialized as an object whose `kind` names the variant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopCause {
     /// A 2xx arrived.
     Success,
     /// A status the policy does not retry.
-    NotRetryable,
-    /// The last attempt was rate limited too.
-    AttemptsExhausted,
-    /// At the response, the planned wait plus a full cap did not fit.
-    NoRoom(PlannedWait),
-    /// The timer fired too late to reserve a full cap before the deadline.
-    LateWake { plan: PlannedWait, woke: Duration },
-    /// At `at`, the origin was blocked until `until`, and an attempt starting then could not
-    /// run its full cap inside the budget (rules 14, 15, 17).
-    OriginBlocked { at: Duration, until: Duration },
-    /// A date arrived without a trusted clock.
-    ClockUntrusted,
-    /// The request failed.
-    Transport(TransportError),
+    NotRetryable {
+        /// The status.
+        status: u16,
+    },
+    /// The last allowed attempt was answered with a retryable status too.
+    AttemptsExhausted {
+        /// The policy's limit, which this action reached.
+        max_attempts: u32,
+    },
+    /// After a response, the wait the rules give (never shortened) and a full cap after it did
+    /// not fit in the budget (rules 10, 15, 16): `plan.until` is the next start it would have
+    /// given. Nothing was waited.
+    RefusedWait {
+        /// The wait that was refused.
+        #[serde(flatten)]
+        plan: PlannedWait,
+        /// Its start's cap against the deadline.
+        #[serde(flatten)]
+        gate: Gate,
+    },
+    /// The timer fired too late to reserve a full cap before the deadline (rule 11):
+    /// `plan.until` is when it was due, `woke` when it fired.
+    LateWake {
+        /// The wait whose timer fired late.
+        #[serde(flatten)]
+        plan: PlannedWait,
+        /// When the timer fired.
+        #[serde(rename = "woke_s", serialize_with = "secs")]
+        woke: Duration,
+        /// A start at `woke`, against the deadline.
+        #[serde(flatten)]
+        gate: Gate,
+    },
+    /// At `at`, the limit this action shares was blocked until `until`, and an attempt starting
+    /// then could not run its full cap inside the budget (rules 14, 15, 17).
+    OriginBlocked {
+        /// When the action learned of it (or planned with it).
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+        /// The block's end.
+        #[serde(rename = "until_s", serialize_with = "secs")]
+        until: Duration,
+        /// A start at `until`, against the deadline.
+        #[serde(flatten)]
+        gate: Gate,
+    },
+    /// `Retry-After` was a date, and no trusted clock could turn it into a wait (rule 7).
+    ClockUntrusted {
+        /// What the driver had instead of a trusted clock.
+        evidence: ClockEvidence,
+    },
+    /// The request failed below HTTP, or ran past its cap.
+    #[serde(rename = "transport_error")]
+    Transport {
+        /// What failed.
+        error: TransportError,
+    },
     /// The user left, during a request (`in_flight`) or a wait.
-    Left { in_flight: bool },
+    #[serde(rename = "user_left")]
+    Left {
+        /// Whether a request was in flight (its result will never be shown).
+        in_flight: bool,
+    },
+}
+
+/// A start against the budget: where a full per-attempt cap from it would end, and the
+/// deadline it had to end by (`cap_end > deadline` is why it was refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Gate {
+    /// The start plus a full per-attempt cap.
+    #[serde(rename = "cap_end_s", serialize_with = "secs")]
+    pub cap_end: Duration,
+    /// The end of the budget.
+    #[serde(rename = "deadline_s", serialize_with = "secs")]
+    pub deadline: Duration,
+}
+
+/// The clock evidence an action had when a date arrived that it could not trust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockEvidence {
+    /// No readable `Date` header; the local clock, which the policy does not trust.
+    UntrustedLocal,
+    /// No clock at all (a scenario without `wall_clock_at_start`).
+    None,
 }
 
 impl StopCause {
@@ -337,13 +410,13 @@ impl StopCause {
     pub const fn outcome(&self) -> Outcome {
         match self {
             StopCause::Success => Outcome::Success,
-            StopCause::NotRetryable => Outcome::NotRetryable,
-            StopCause::AttemptsExhausted => Outcome::AttemptsExhausted,
-            StopCause::NoRoom(_) | StopCause::LateWake { .. } | StopCause::OriginBlocked { .. } => {
-                Outcome::BudgetExhausted
-            }
-            StopCause::ClockUntrusted => Outcome::ClockUntrusted,
-            StopCause::Transport(_) => Outcome::TransportError,
+            StopCause::NotRetryable { .. } => Outcome::NotRetryable,
+            StopCause::AttemptsExhausted { .. } => Outcome::AttemptsExhausted,
+            StopCause::RefusedWait { .. }
+            | StopCause::LateWake { .. }
+            | StopCause::OriginBlocked { .. } => Outcome::BudgetExhausted,
+            StopCause::ClockUntrusted { .. } => Outcome::ClockUntrusted,
+            StopCause::Transport { .. } => Outcome::TransportError,
             StopCause::Left { .. } => Outcome::UserLeft,
         }
     }
@@ -501,9 +574,11 @@ impl Action {
         let cause = if (200..300).contains(&status) {
             Some(StopCause::Success)
         } else if !self.policy.retries(status) {
-            Some(StopCause::NotRetryable)
+            Some(StopCause::NotRetryable { status })
         } else if attempt >= self.policy.max_attempts {
-            Some(StopCause::AttemptsExhausted)
+            Some(StopCause::AttemptsExhausted {
+                max_attempts: self.policy.max_attempts,
+            })
         } else {
             None
         };
@@ -511,7 +586,7 @@ impl Action {
         let server = self.server_delay(&mut retry_after, response.clock);
         let delay = match server {
             ServerDelay::Usable(_, delay) => Some(delay),
-            ServerDelay::Untrusted | ServerDelay::Fallback(_) => None,
+            ServerDelay::Untrusted(_) | ServerDelay::Fallback(_) => None,
         };
         let retry_after = RetryAfterReading {
             header: retry_after,
@@ -529,8 +604,12 @@ impl Action {
             at: now,
             retry_after,
         });
-        // Rule 13: a valid server delay blocks the origin, for this action and the others.
-        self.announced = delay.map(|d| now.saturating_add(d));
+        // Rule 13: a retryable status's valid server delay blocks the limit, for this action
+        // and the others, even when this action stops here (its last attempt). A Retry-After
+        // on any other status (a 200, a 503 the policy does not retry) announces nothing.
+        self.announced = delay
+            .filter(|_| self.policy.retries(status))
+            .map(|d| now.saturating_add(d));
         if let Some(until) = self.announced {
             self.block = self.block.max(until);
         }
@@ -539,7 +618,9 @@ impl Action {
         }
         let (source, delay) = match server {
             ServerDelay::Usable(source, delay) => (source, delay),
-            ServerDelay::Untrusted => return self.finish(StopCause::ClockUntrusted),
+            ServerDelay::Untrusted(evidence) => {
+                return self.finish(StopCause::ClockUntrusted { evidence })
+            }
             ServerDelay::Fallback(source) => (source, self.policy.fallback_wait(attempt)),
         };
         let own = OwnWait {
@@ -607,7 +688,7 @@ impl Action {
             attempt,
             error: error.clone(),
         });
-        self.finish(StopCause::Transport(error))
+        self.finish(StopCause::Transport { error })
     }
 
     /// A timer fired at elapsed `now`. During a wait: a timer that fired early keeps waiting for
@@ -627,7 +708,12 @@ impl Action {
                 }
                 self.wait_time = self.wait_time.saturating_add(now.saturating_sub(plan.from));
                 if !self.fits(now) {
-                    return self.finish(StopCause::LateWake { plan, woke: now });
+                    let gate = self.gate(now);
+                    return self.finish(StopCause::LateWake {
+                        plan,
+                        woke: now,
+                        gate,
+                    });
                 }
                 self.start_attempt(now)
             }
@@ -762,6 +848,14 @@ impl Action {
         self.policy.budget.saturating_sub(at)
     }
 
+    /// An attempt starting at `start` against the budget.
+    fn gate(&self, start: Duration) -> Gate {
+        Gate {
+            cap_end: start.saturating_add(self.policy.attempt_cap),
+            deadline: self.policy.budget,
+        }
+    }
+
     /// Whether an attempt starting at `start` could run its full cap inside the budget.
     fn fits(&self, start: Duration) -> bool {
         // Checked, not saturating: with a budget of Duration::MAX a saturated sum would pass.
@@ -842,8 +936,12 @@ impl Action {
                 WaitSource::OriginBlock => StopCause::OriginBlocked {
                     at: from,
                     until: self.block,
+                    gate: self.gate(self.block),
                 },
-                _ => StopCause::NoRoom(plan),
+                _ => StopCause::RefusedWait {
+                    plan,
+                    gate: self.gate(earliest),
+                },
             });
         }
         plan.jitter = self.policy.jitter_for(draw, earliest);
@@ -862,6 +960,7 @@ impl Action {
             return self.finish(StopCause::OriginBlocked {
                 at: self.now,
                 until,
+                gate: self.gate(until),
             });
         }
         let jitter = self.policy.jitter_for(draw, until);
@@ -892,11 +991,14 @@ impl Action {
     fn finish(&mut self, cause: StopCause) -> Decision {
         let at = self.now;
         let outcome = cause.outcome();
-        self.record(Event::Stop {
-            at,
-            outcome,
-            remaining: self.remaining(at),
-        });
+        if self.traced {
+            self.record(Event::Stop {
+                at,
+                outcome,
+                remaining: self.remaining(at),
+                cause: cause.clone(),
+            });
+        }
         self.phase = Phase::Stopped;
         self.stop = Some((at, cause));
         Decision::Stop(outcome)
@@ -915,9 +1017,10 @@ impl Action {
                 let receipt = match clock {
                     ReceiptClock::Server(at) => at,
                     ReceiptClock::Local(at) if self.policy.trust_local_clock => at,
-                    ReceiptClock::Local(_) | ReceiptClock::Absent => {
-                        return ServerDelay::Untrusted;
+                    ReceiptClock::Local(_) => {
+                        return ServerDelay::Untrusted(ClockEvidence::UntrustedLocal)
                     }
+                    ReceiptClock::Absent => return ServerDelay::Untrusted(ClockEvidence::None),
                 };
                 match date.resolve(receipt) {
                     Some(when) => {
@@ -947,7 +1050,7 @@ impl Action {
 #[derive(Clone, Copy)]
 enum ServerDelay {
     Usable(WaitSource, Duration),
-    Untrusted,
+    Untrusted(ClockEvidence),
     Fallback(WaitSource),
 }
 
@@ -1005,7 +1108,12 @@ mod tests {
         );
         assert_eq!(
             action.stopped(),
-            Some((s(4), &StopCause::Transport(TransportError::TimedOut)))
+            Some((
+                s(4),
+                &StopCause::Transport {
+                    error: TransportError::TimedOut
+                }
+            ))
         );
         assert_eq!(action.request_time(), s(4));
         assert_eq!(action.next_wakeup(), None);

@@ -26,6 +26,7 @@ pub mod report;
 pub mod retry_after;
 pub mod scenario;
 pub mod simulate;
+pub mod steps;
 pub mod utc;
 mod visible;
 

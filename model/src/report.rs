@@ -7,8 +7,9 @@ use core::time::Duration;
 
 use serde::{Serialize, Serializer};
 
-use crate::action::{Action, Event, LastResponse, Outcome};
+use crate::action::{Action, Event, LastResponse, Outcome, StopCause};
 use crate::policy::Policy;
+use crate::steps::{steps, Step};
 
 /// A duration in seconds, as the report holds its figures; serialized as a number of seconds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -50,6 +51,8 @@ pub struct Report {
     pub policy: Policy,
     /// How it ended; `None` (`null`) while it is still running.
     pub outcome: Option<Outcome>,
+    /// Why it ended, with what a view needs to explain it; `None` while it is still running.
+    pub cause: Option<StopCause>,
     /// Elapsed time from the action's start to the stop.
     pub elapsed_s: Secs,
     /// Attempts started.
@@ -66,6 +69,8 @@ pub struct Report {
     pub events: Vec<Event>,
     /// What the user is told.
     pub visible: Vec<String>,
+    /// The events as the step table's rows (Step, Elapsed interval, Observed, Decision).
+    pub steps: Vec<Step>,
 }
 
 impl Action {
@@ -77,13 +82,16 @@ impl Action {
     /// The action's record, taking the action's trace rather than copying it.
     pub fn into_report(self) -> Report {
         let visible = self.visible();
-        let (outcome, elapsed) = (self.stopped().map(|(_, c)| c.outcome()), self.elapsed());
+        let cause = self.stopped().map(|(_, cause)| cause.clone());
+        let (outcome, elapsed) = (cause.as_ref().map(StopCause::outcome), self.elapsed());
         let (request, wait) = (self.request_time(), self.wait_time());
         let policy = *self.policy();
         let (starts, last_response, events) = self.into_parts();
+        let steps = steps(&events, policy.attempt_cap);
         Report {
             policy,
             outcome,
+            cause,
             elapsed_s: Secs(elapsed),
             attempts: u32::try_from(starts.len()).unwrap_or(u32::MAX),
             request_s: Secs(request),
@@ -92,6 +100,7 @@ impl Action {
             last_response,
             events,
             visible,
+            steps,
         }
     }
 }

@@ -48,10 +48,10 @@ impl Action {
     fn headline(&self, cause: &StopCause) -> String {
         match cause {
             StopCause::Success => "Loaded: the list is ready.".into(),
-            StopCause::NoRoom(_) | StopCause::LateWake { .. } => {
+            StopCause::RefusedWait { .. } | StopCause::LateWake { .. } => {
                 "Stopped: retry budget cannot fit another request.".into()
             }
-            StopCause::OriginBlocked { at, until } => {
+            StopCause::OriginBlocked { at, until, .. } => {
                 let wait = until.saturating_sub(*at);
                 let asked = if wait.as_secs() == u64::MAX {
                     "longer than any budget.".into()
@@ -63,24 +63,28 @@ impl Action {
                 };
                 format!("Stopped: the service asked every request to this site to wait {asked}")
             }
-            StopCause::AttemptsExhausted => {
+            StopCause::AttemptsExhausted { .. } => {
                 format!(
                     "Stopped: all {} attempts were rate limited.",
                     self.attempts()
                 )
             }
-            StopCause::ClockUntrusted => {
+            StopCause::ClockUntrusted { .. } => {
                 "Stopped: the service's retry time needs a clock this page cannot trust.".into()
             }
-            StopCause::NotRetryable => {
+            StopCause::NotRetryable { .. } => {
                 "Stopped: the service answered with a status that is not retried.".into()
             }
-            StopCause::Transport(TransportError::TimedOut) => format!(
+            StopCause::Transport {
+                error: TransportError::TimedOut,
+            } => format!(
                 "Stopped: attempt {} took longer than its {}-second limit.",
                 self.attempts(),
                 tenths(self.policy().attempt_cap)
             ),
-            StopCause::Transport(TransportError::Failed(word)) => {
+            StopCause::Transport {
+                error: TransportError::Failed(word),
+            } => {
                 format!("Stopped: the request failed ({word}).")
             }
             StopCause::Left { .. } => "Stopped: you left this screen.".into(),
@@ -115,7 +119,7 @@ impl Action {
                 self.cap_past_deadline(self.attempts().saturating_add(1), *until)
             ),
             StopCause::OriginBlocked { .. } => no_retry.into(),
-            StopCause::NoRoom(plan) => {
+            StopCause::RefusedWait { plan, .. } => {
                 let mut parts = self.asked(plan);
                 if plan.until <= policy.budget {
                     // The wait fits; the reserved cap does not.
@@ -131,17 +135,19 @@ impl Action {
                 tenths(policy.attempt_cap),
                 tenths(policy.budget)
             ),
-            StopCause::AttemptsExhausted => {
+            StopCause::AttemptsExhausted { .. } => {
                 "No further retry was sent. Trying again starts a new budget.".into()
             }
-            StopCause::ClockUntrusted => format!(
+            StopCause::ClockUntrusted { .. } => format!(
                 "The service asked to wait until a date, but no trusted clock could measure it. {no_retry}"
             ),
             StopCause::Left { in_flight: true } => {
                 "The request in flight was abandoned; a late result will not be shown.".into()
             }
             StopCause::Left { in_flight: false } => format!("The wait was cancelled. {no_retry}"),
-            StopCause::Success | StopCause::NotRetryable | StopCause::Transport(_) => String::new(),
+            StopCause::Success | StopCause::NotRetryable { .. } | StopCause::Transport { .. } => {
+                String::new()
+            }
         }
     }
 

@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use serde_json::Value;
 
-use retry_budget_model::action::{Event, PlannedWait, RetryAfterReading, StopCause};
+use retry_budget_model::action::{Event, Gate, PlannedWait, RetryAfterReading, StopCause};
 use retry_budget_model::report::Report;
 use retry_budget_model::scenario::{Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::simulate;
@@ -823,7 +823,7 @@ proptest! {
             _ => None,
         });
         match cause {
-            StopCause::NoRoom(plan) => {
+            StopCause::RefusedWait { plan, .. } => {
                 prop_assert!(!fits(&policy, plan.until), "NoRoom but {plan:?} fits {policy:?}");
                 prop_assert_eq!(at, plan.from);
                 let receipt = matches!(
@@ -833,7 +833,7 @@ proptest! {
                 prop_assert!(receipt, "NoRoom not at its receipt: {events:?}");
                 prop_assert_eq!(plan.until, plan.from.saturating_add(plan.wait));
             }
-            StopCause::LateWake { plan, woke } => {
+            StopCause::LateWake { plan, woke, .. } => {
                 prop_assert!(!fits(&policy, *woke), "LateWake at {woke:?} fits {policy:?}");
                 prop_assert!(fits(&policy, plan.until), "the plan never passed the gate");
                 prop_assert!(*woke >= plan.until);
@@ -949,7 +949,11 @@ proptest! {
                     prop_assert_eq!(trace.len(), timer + 2);
                     prop_assert_eq!(
                         shifted.action.stopped(),
-                        Some((wake, &StopCause::LateWake { plan, woke: wake }))
+                        Some((wake, &StopCause::LateWake {
+                            plan,
+                            woke: wake,
+                            gate: Gate { cap_end: wake + policy.attempt_cap, deadline: policy.budget },
+                        }))
                     );
                 }
             }
@@ -978,7 +982,7 @@ proptest! {
                             let cause = stretched.action.stopped().map(|(_, c)| c.clone());
                             let no_room = matches!(
                                 cause,
-                                Some(StopCause::NoRoom(plan)) if plan.until == until
+                                Some(StopCause::RefusedWait { plan, .. }) if plan.until == until
                             );
                             prop_assert!(no_room, "expected NoRoom: {trace:?}");
                         }
@@ -1228,7 +1232,7 @@ fn check_any_trace(action: &Action) -> Result<(), TestCaseError> {
                     Some(action.elapsed())
                 );
                 match cause {
-                    StopCause::NoRoom(plan) => prop_assert!(!fits(policy, plan.until)),
+                    StopCause::RefusedWait { plan, .. } => prop_assert!(!fits(policy, plan.until)),
                     StopCause::LateWake { woke, .. } => prop_assert!(!fits(policy, *woke)),
                     _ => {}
                 }
@@ -1450,7 +1454,11 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
             secs(19),
             &StopCause::LateWake {
                 plan,
-                woke: secs(19)
+                woke: secs(19),
+                gate: Gate {
+                    cap_end: secs(23),
+                    deadline: secs(20)
+                }
             }
         ))
     );

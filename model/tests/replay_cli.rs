@@ -316,10 +316,7 @@ fn an_unknown_option_is_a_usage_error() {
     let out = replay(&["--tabel", FIXTURE]);
     assert_eq!(out.status.code(), Some(2));
     let err = stderr(&out);
-    assert!(
-        err.contains("--tabel") && usage(&err),
-        "{err}"
-    );
+    assert!(err.contains("--tabel") && usage(&err), "{err}");
     assert_eq!(stdout(&out), "");
 }
 
@@ -348,10 +345,10 @@ fn table_prints_the_schedules_like_the_source_document() {
             .find(|l| l.starts_with(&format!("| {step} ")))
             .unwrap_or_else(|| panic!("no row {step} in {schedule_a:#?}"))
     };
-    assert!(row("Attempt 1").contains("| 0-2 "), "{}", row("Attempt 1"));
-    assert!(row("Attempt 2").contains("| 5-7 "), "{}", row("Attempt 2"));
+    assert!(row("Attempt 1").contains("| 0–2 "), "{}", row("Attempt 1"));
+    assert!(row("Attempt 2").contains("| 5–7 "), "{}", row("Attempt 2"));
     assert!(
-        row("Attempt 3").contains("| 11-14 "),
+        row("Attempt 3").contains("| 11–14 "),
         "{}",
         row("Attempt 3")
     );

@@ -228,7 +228,7 @@ proptest! {
         }
         if let Some((_, cause)) = action.stopped() {
             match cause {
-                StopCause::NoRoom(plan) => {
+                StopCause::RefusedWait { plan, .. } => {
                     prop_assert!(plan.jitter.is_zero());
                     prop_assert!(!fits(&policy, plan.earliest()));
                 }
@@ -291,21 +291,29 @@ proptest! {
     }
 
     /// Rule 13: after the run, the action announces `receipt + delay` of its last response when
-    /// that carried a valid server delay, and its `B` is at least every block it learned.
+    /// that was a retryable status carrying a valid server delay, and nothing after any other
+    /// status (a 200 or a 503 the policy does not retry blocks nobody, whatever its
+    /// `Retry-After`); its `B` is at least every block it learned.
     #[test]
-    fn the_last_valid_server_delay_is_announced(scenario in arb_scenario(false)) {
+    fn only_a_retryable_status_announces_its_valid_server_delay(scenario in arb_scenario(false)) {
         let action = played(&scenario)?;
+        let policy = scenario.policy;
         let last_receipt = action.events().iter().rev().find_map(|e| match e {
-            Event::Receipt { at, retry_after, .. } => {
-                Some(retry_after.delay.map(|d| at.saturating_add(d)))
-            },
+            Event::Receipt { at, status, retry_after, .. } => Some(
+                retry_after
+                    .delay
+                    .filter(|_| policy.retries(*status))
+                    .map(|d| at.saturating_add(d)),
+            ),
             _ => None,
         });
         prop_assert_eq!(action.announced_block(), last_receipt.flatten());
         for event in action.events() {
             match event {
                 Event::Blocked { until, .. } => prop_assert!(action.origin_block() >= *until),
-                Event::Receipt { at, retry_after: RetryAfterReading { delay: Some(d), .. }, .. } => {
+                Event::Receipt { at, status, retry_after: RetryAfterReading { delay: Some(d), .. }, .. }
+                    if policy.retries(*status) =>
+                {
                     prop_assert!(action.origin_block() >= at.saturating_add(*d));
                 }
                 _ => {}
