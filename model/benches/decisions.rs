@@ -41,6 +41,7 @@ fn response(status: u16, retry_after: Option<&str>, at: Duration) -> Response<'_
     Response {
         status,
         retry_after,
+        ratelimit: None,
         clock: wall_at(at),
     }
 }

@@ -22,8 +22,10 @@ use core::time::Duration;
 use serde::{Serialize, Serializer};
 
 use crate::policy::{Policy, PolicyError};
+use crate::ratelimit::RateLimit;
 use crate::report::{secs, secs_or_null};
 use crate::retry_after::RetryAfter;
+use crate::timing::{ServerDelay, Timing};
 use crate::utc::UtcTime;
 
 /// What the driver must do next.
@@ -124,8 +126,24 @@ pub struct Response<'a> {
     pub status: u16,
     /// The `Retry-After` value as received; `None` when absent (or hidden cross-origin).
     pub retry_after: Option<&'a str>,
+    /// The `RateLimit` field as received (field lines joined with `", "`); read only when the
+    /// policy says so.
+    pub ratelimit: Option<&'a str>,
     /// The receipt time, for interpreting a date.
     pub clock: ReceiptClock,
+}
+
+impl<'a> Response<'a> {
+    /// A response with `status` and its `Retry-After` (`None` when absent), received at
+    /// `clock`, without a `RateLimit` field.
+    pub fn new(status: u16, retry_after: Option<&'a str>, clock: ReceiptClock) -> Self {
+        Response {
+            status,
+            retry_after,
+            ratelimit: None,
+            clock,
+        }
+    }
 }
 
 /// Where a wait's length came from. Serialized as [`WaitSource::as_str`].
@@ -143,6 +161,10 @@ pub enum WaitSource {
     /// The origin is blocked (rules 14, 15, 17): the service asked every request to this site to
     /// wait, later than this action's own delay.
     OriginBlock,
+    /// No usable `Retry-After`, but the `RateLimit` field says when the quota is restored
+    /// (rule 19): a server delay.
+    #[serde(rename = "ratelimit")]
+    RateLimit,
 }
 
 impl WaitSource {
@@ -154,12 +176,16 @@ impl WaitSource {
             WaitSource::FallbackMissing => "fallback_missing",
             WaitSource::FallbackInvalid => "fallback_invalid",
             WaitSource::OriginBlock => "origin_block",
+            WaitSource::RateLimit => "ratelimit",
         }
     }
 
     /// Whether the server set this delay (and so it must never be shortened).
     pub const fn is_server(self) -> bool {
-        matches!(self, WaitSource::ServerSeconds | WaitSource::ServerDate)
+        matches!(
+            self,
+            WaitSource::ServerSeconds | WaitSource::ServerDate | WaitSource::RateLimit
+        )
     }
 }
 
@@ -223,6 +249,9 @@ pub struct LastResponse {
     pub at: Duration,
     /// Its `Retry-After`, as interpreted at the receipt.
     pub retry_after: RetryAfterReading,
+    /// Its `RateLimit` field, as read at the receipt, when the policy reads it and it was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratelimit: Option<RateLimit>,
 }
 
 /// What happened, in order. Every decision records the budget left at that moment. Serialized
@@ -238,13 +267,16 @@ pub enum Event {
         #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
     },
-    /// A response was received, with how its `Retry-After` read.
+    /// A response was received, with how its `Retry-After` read (and its `RateLimit` field,
+    /// when the policy reads it and it was sent).
     Receipt {
         #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
         status: u16,
         retry_after: RetryAfterReading,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ratelimit: Option<RateLimit>,
     },
     /// An attempt failed without a response.
     Failure {
@@ -434,6 +466,28 @@ enum Phase {
     Stopped,
 }
 
+/// What the blocks an action shares cover, for the words the user is told: a whole site (the
+/// default: blocks are shared per origin) or one rate limit the app named (a scope narrower
+/// than an origin: a route, a resource, a key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockScope {
+    /// Every request to the request URL's origin.
+    #[default]
+    Site,
+    /// Every request under a rate limit the app named.
+    Named,
+}
+
+impl BlockScope {
+    /// "to this site", "under this rate limit".
+    pub const fn covers(self) -> &'static str {
+        match self {
+            BlockScope::Site => "to this site",
+            BlockScope::Named => "under this rate limit",
+        }
+    }
+}
+
 /// The wait that the action's own response asks for (rules 8-9), before the origin is
 /// considered.
 #[derive(Clone, Copy)]
@@ -463,6 +517,8 @@ pub struct Action {
     announced: Option<Duration>,
     /// Whether `events` is kept: off for simulations of many actions whose trace nobody reads.
     traced: bool,
+    /// What its blocks cover, for the visible text.
+    scope: BlockScope,
 }
 
 impl Action {
@@ -488,6 +544,19 @@ impl Action {
         draw: f64,
     ) -> Result<(Action, Decision), PolicyError> {
         Action::begin(policy, blocked_until, draw, true)
+    }
+
+    /// [`Action::start_on_origin`] for an action whose blocks are shared under `scope`: the
+    /// decisions are the same; the visible text says what a block covers.
+    pub fn start_in_scope(
+        policy: Policy,
+        scope: BlockScope,
+        blocked_until: &[Duration],
+        draw: f64,
+    ) -> Result<(Action, Decision), PolicyError> {
+        let (mut action, first) = Action::begin(policy, blocked_until, draw, true)?;
+        action.scope = scope;
+        Ok((action, first))
     }
 
     /// [`Action::start_on_origin`] without a trace: every decision, figure and visible line is
@@ -521,6 +590,7 @@ impl Action {
             block: Duration::ZERO,
             announced: None,
             traced,
+            scope: BlockScope::Site,
         };
         for until in blocked_until {
             action.learn_block(Duration::ZERO, *until);
@@ -568,8 +638,7 @@ impl Action {
             .request_time
             .saturating_add(now.saturating_sub(started));
         let status = response.status;
-
-        let mut retry_after = RetryAfter::parse(response.retry_after);
+        let timing = Timing::read(&self.policy, &response);
         // The order of these checks is the retry policy.
         let cause = if (200..300).contains(&status) {
             Some(StopCause::Success)
@@ -582,41 +651,20 @@ impl Action {
         } else {
             None
         };
-        // Even when the action stops here, record how the server's timing reads.
-        let server = self.server_delay(&mut retry_after, response.clock);
-        let delay = match server {
-            ServerDelay::Usable(_, delay) => Some(delay),
-            ServerDelay::Untrusted(_) | ServerDelay::Fallback(_) => None,
-        };
-        let retry_after = RetryAfterReading {
-            header: retry_after,
-            delay,
-        };
-        self.record(Event::Receipt {
-            at: now,
-            attempt,
-            status,
-            retry_after: retry_after.clone(),
-        });
-        self.last_response = Some(LastResponse {
-            attempt,
-            status,
-            at: now,
-            retry_after,
-        });
-        // Rule 13: a retryable status's valid server delay blocks the limit, for this action
-        // and the others, even when this action stops here (its last attempt). A Retry-After
-        // on any other status (a 200, a 503 the policy does not retry) announces nothing.
-        self.announced = delay
-            .filter(|_| self.policy.retries(status))
+        // Rules 13, 19, 20: what the others sharing this limit must wait for, announced even
+        // when this action stops here. Only a retryable status's delay binds this action too.
+        let last = attempt >= self.policy.max_attempts;
+        self.announced = timing
+            .announces(&self.policy, status, last)
             .map(|d| now.saturating_add(d));
-        if let Some(until) = self.announced {
+        if let (Some(until), true) = (self.announced, self.policy.retries(status)) {
             self.block = self.block.max(until);
         }
+        self.record_receipt(now, attempt, status, &timing);
         if let Some(cause) = cause {
             return self.finish(cause);
         }
-        let (source, delay) = match server {
+        let (source, delay) = match timing.next {
             ServerDelay::Usable(source, delay) => (source, delay),
             ServerDelay::Untrusted(evidence) => {
                 return self.finish(StopCause::ClockUntrusted { evidence })
@@ -629,6 +677,24 @@ impl Action {
             wait: delay.max(self.policy.min_wait),
         };
         self.begin_wait(attempt, Some(own), draw)
+    }
+
+    /// Records a receipt: its event, and the last response.
+    fn record_receipt(&mut self, at: Duration, attempt: u32, status: u16, timing: &Timing) {
+        self.record(Event::Receipt {
+            at,
+            attempt,
+            status,
+            retry_after: timing.retry_after.clone(),
+            ratelimit: timing.ratelimit.clone(),
+        });
+        self.last_response = Some(LastResponse {
+            attempt,
+            status,
+            at,
+            retry_after: timing.retry_after.clone(),
+            ratelimit: timing.ratelimit.clone(),
+        });
     }
 
     /// A block on the origin arrived at elapsed `now`: another action learned that the service
@@ -772,6 +838,11 @@ impl Action {
             Phase::Waiting(plan, _) => Some(plan.until),
             Phase::Stopped => None,
         }
+    }
+
+    /// What this action's blocks cover.
+    pub fn scope(&self) -> BlockScope {
+        self.scope
     }
 
     /// The policy this action runs under.
@@ -1003,55 +1074,6 @@ impl Action {
         self.stop = Some((at, cause));
         Decision::Stop(outcome)
     }
-
-    /// Reads the server's timing from `retry_after`. A date that names no instant once it is
-    /// resolved against the receipt (an RFC 850 February 29 in a common year) becomes invalid.
-    fn server_delay(&self, retry_after: &mut RetryAfter, clock: ReceiptClock) -> ServerDelay {
-        match retry_after {
-            RetryAfter::Missing => ServerDelay::Fallback(WaitSource::FallbackMissing),
-            RetryAfter::Invalid { .. } => ServerDelay::Fallback(WaitSource::FallbackInvalid),
-            RetryAfter::Seconds { secs, .. } => {
-                ServerDelay::Usable(WaitSource::ServerSeconds, Duration::from_secs(*secs))
-            }
-            RetryAfter::Date { date, raw } => {
-                let receipt = match clock {
-                    ReceiptClock::Server(at) => at,
-                    ReceiptClock::Local(at) if self.policy.trust_local_clock => at,
-                    ReceiptClock::Local(_) => {
-                        return ServerDelay::Untrusted(ClockEvidence::UntrustedLocal)
-                    }
-                    ReceiptClock::Absent => return ServerDelay::Untrusted(ClockEvidence::None),
-                };
-                match date.resolve(receipt) {
-                    Some(when) => {
-                        // A past date clamps to zero; the local floor applies after. Every year
-                        // an HTTP-date can write is exact; should arithmetic ever saturate, the
-                        // date is later than any budget: saturate the delay, as for huge
-                        // delay-seconds, rather than report a clamped one.
-                        let delay = if when.is_saturated() && when > receipt {
-                            Duration::MAX
-                        } else {
-                            when.saturating_duration_since(receipt)
-                        };
-                        ServerDelay::Usable(WaitSource::ServerDate, delay)
-                    }
-                    None => {
-                        *retry_after = RetryAfter::Invalid {
-                            raw: core::mem::take(raw),
-                        };
-                        ServerDelay::Fallback(WaitSource::FallbackInvalid)
-                    }
-                }
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum ServerDelay {
-    Usable(WaitSource, Duration),
-    Untrusted(ClockEvidence),
-    Fallback(WaitSource),
 }
 
 #[cfg(test)]
@@ -1066,6 +1088,7 @@ mod tests {
         Response {
             status: 429,
             retry_after,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         }
     }
@@ -1125,6 +1148,7 @@ mod tests {
         let late = Response {
             status: 200,
             retry_after: None,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         };
         // The cap timer should have fired at 4 s; it fired late and the body came first.
@@ -1147,6 +1171,7 @@ mod tests {
         let late = Response {
             status: 200,
             retry_after: None,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         };
         assert_eq!(
@@ -1191,6 +1216,7 @@ mod tests {
             let response = Response {
                 status: 429,
                 retry_after: Some(date),
+                ratelimit: None,
                 clock,
             };
             assert_eq!(
@@ -1207,6 +1233,7 @@ mod tests {
         let response = Response {
             status: 429,
             retry_after: Some("Mon, 01 Jan 2024 11:00:00 GMT"),
+            ratelimit: None,
             clock: ReceiptClock::Server(UtcTime::from_unix_secs(1_704_110_402)),
         };
         assert_eq!(
@@ -1343,6 +1370,70 @@ mod tests {
         assert_eq!(traced.attempt_starts(), lean.attempt_starts());
         assert!(traced.events().len() > 5);
         assert!(lean.events().is_empty());
+    }
+
+    #[test]
+    fn what_a_response_announces_to_the_others_sharing_its_limit() {
+        let policy = Policy::new().with_ratelimit_fields(true);
+        let spent = |t: u64| format!("\"default\";r=0;t={t}");
+        let (five, zero, nine) = (spent(5), spent(0), spent(9));
+        // (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
+        let cases: [(u16, Option<&str>, Option<&str>, u32, Option<u64>); 10] = [
+            // Rule 13: a retryable status's valid delay, on the last attempt too.
+            (429, Some("3"), None, 3, Some(3)),
+            (429, Some("3"), None, 1, Some(3)),
+            // Any other status announces nothing by Retry-After.
+            (200, Some("5"), None, 3, None),
+            (503, Some("5"), None, 3, None),
+            // Rule 19: the field stands in for a missing Retry-After, t = 0 included.
+            (429, None, Some(&five), 3, Some(5)),
+            (429, None, Some(&zero), 3, Some(0)),
+            // A valid Retry-After takes precedence; the field is only reported.
+            (429, Some("2"), Some(&nine), 3, Some(2)),
+            // Rule 20: a spent quota on any other response blocks the others for T > 0.
+            (200, None, Some(&five), 3, Some(5)),
+            (429, None, Some(&five), 1, Some(5)),
+            (200, Some("1"), Some(&zero), 3, None),
+        ];
+        for (status, retry_after, ratelimit, max, want) in cases {
+            let (mut action, _) =
+                Action::start(policy.with_max_attempts(max)).expect("valid policy");
+            let response = Response {
+                ratelimit,
+                ..Response::new(status, retry_after, ReceiptClock::Absent)
+            };
+            action.on_response(s(2), response);
+            assert_eq!(
+                action.announced_block(),
+                want.map(|d| s(2 + d)),
+                "{status} {retry_after:?} {ratelimit:?} of {max}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_field_is_read_only_when_the_policy_says_so() {
+        let response = Response {
+            ratelimit: Some("\"default\";r=0;t=5"),
+            ..Response::new(200, None, ReceiptClock::Absent)
+        };
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        action.on_response(s(2), response);
+        assert_eq!(action.announced_block(), None);
+        assert_eq!(
+            action.last_response().and_then(|l| l.ratelimit.clone()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_named_scope_says_what_its_block_covers() {
+        let (action, _) = Action::start_in_scope(Policy::new(), BlockScope::Named, &[s(4)], 0.0)
+            .expect("valid policy");
+        assert_eq!(
+            action.visible(),
+            ["Waiting 4 s before attempt 1 of 3: the service asked every request under this rate limit to wait. 16 s of the budget left."]
+        );
     }
 
     #[test]

@@ -22,11 +22,13 @@ pub mod action;
 pub mod expect;
 pub mod http_date;
 pub mod policy;
+pub mod ratelimit;
 pub mod report;
 pub mod retry_after;
 pub mod scenario;
 pub mod simulate;
 pub mod steps;
+mod timing;
 pub mod utc;
 mod visible;
 

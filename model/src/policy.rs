@@ -54,6 +54,11 @@ pub struct Policy {
         skip_serializing_if = "Duration::is_zero"
     )]
     pub jitter: Duration,
+    /// Whether the `RateLimit` response field is read (rules 19 and 20). Off by default, so
+    /// that a service's quota fields change nothing until an app opts in. Reports carry it
+    /// only when it is on.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub ratelimit_fields: bool,
 }
 
 impl Default for Policy {
@@ -67,6 +72,7 @@ impl Default for Policy {
             retry_statuses: StatusSet::EMPTY.with(429),
             trust_local_clock: false,
             jitter: Duration::ZERO,
+            ratelimit_fields: false,
         }
     }
 }
@@ -173,6 +179,13 @@ impl Policy {
     #[must_use]
     pub const fn with_trust_local_clock(mut self, trust: bool) -> Self {
         self.trust_local_clock = trust;
+        self
+    }
+
+    /// Reads the `RateLimit` response field (rules 19 and 20), or not.
+    #[must_use]
+    pub const fn with_ratelimit_fields(mut self, read: bool) -> Self {
+        self.ratelimit_fields = read;
         self
     }
 
@@ -315,6 +328,8 @@ pub struct PolicyInput {
     pub trust_local_clock: Option<bool>,
     /// `jitter_s`: seconds.
     pub jitter_s: Option<Number>,
+    /// `ratelimit_fields`.
+    pub ratelimit_fields: Option<bool>,
 }
 
 /// A field of a [`PolicyInput`] (or of a scenario) that cannot be used: its name as the input
@@ -348,6 +363,7 @@ impl PolicyInput {
         "retry_statuses",
         "trust_local_clock",
         "jitter_s",
+        "ratelimit_fields",
     ];
 
     /// The policy these fields describe, on the source document's defaults; or the first field
@@ -389,6 +405,9 @@ impl PolicyInput {
         }
         if let Some(trust) = self.trust_local_clock {
             policy.trust_local_clock = trust;
+        }
+        if let Some(read) = self.ratelimit_fields {
+            policy.ratelimit_fields = read;
         }
         policy
             .validate()

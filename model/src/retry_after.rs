@@ -79,6 +79,12 @@ impl RetryAfter {
         }
     }
 
+    /// Whether this is a valid `Retry-After` (delay-seconds or an HTTP-date), which takes
+    /// precedence over the `RateLimit` field.
+    pub const fn is_valid(&self) -> bool {
+        matches!(self, RetryAfter::Seconds { .. } | RetryAfter::Date { .. })
+    }
+
     /// The untrimmed text as received; None when the header was missing.
     pub fn raw(&self) -> Option<&str> {
         match self {

@@ -160,6 +160,7 @@ impl Script<'_> {
                 .on_transport_error(receipt, TransportError::Failed(word.clone())),
             Reply::Http { status, .. } => {
                 let retry_after = scripted.header("Retry-After");
+                let ratelimit = scripted.header("RateLimit");
                 let clock = self
                     .scenario
                     .wall_clock_at_start
@@ -169,6 +170,7 @@ impl Script<'_> {
                 let response = Response {
                     status: *status,
                     retry_after: retry_after.as_deref(),
+                    ratelimit: ratelimit.as_deref(),
                     clock,
                 };
                 // Should a wait begin here, it is the next one: its draw.

@@ -10,6 +10,7 @@ use core::time::Duration;
 use serde::Serialize;
 
 use crate::action::{Event, PlannedWait, RetryAfterReading, StopCause, TransportError, WaitSource};
+use crate::ratelimit::RateLimit;
 use crate::retry_after::RetryAfter;
 
 /// One row of the step table.
@@ -62,7 +63,11 @@ impl Table {
                 attempt,
                 status,
                 retry_after,
-            } => self.close_attempt(*attempt, *at, observed(*status, retry_after)),
+                ratelimit,
+            } => {
+                let observed = observed(*status, retry_after, ratelimit.as_ref());
+                self.close_attempt(*attempt, *at, observed);
+            }
             Event::Failure { at, attempt, error } => {
                 self.close_attempt(*attempt, *at, failed(error));
             }
@@ -197,13 +202,27 @@ impl Table {
                 let end = plan.earliest();
                 format!("Blocked until {}; {tail}", secs(end))
             }
+            WaitSource::RateLimit => format!(
+                "RateLimit: quota restored in {}{raised}; {tail}",
+                secs(plan.delay)
+            ),
         }
     }
 }
 
 /// What a response showed, in the source document's words: "429; delay 3",
-/// "429; Mon, 01 Jan 2024 12:00:06 GMT", "200; list returned".
-fn observed(status: u16, retry_after: &RetryAfterReading) -> String {
+/// "429; Mon, 01 Jan 2024 12:00:06 GMT", "200; list returned"; and its `RateLimit` field, when
+/// it was read.
+fn observed(status: u16, retry_after: &RetryAfterReading, field: Option<&RateLimit>) -> String {
+    let field = match field.map(|f| (f.kind(), f.reset())) {
+        Some((_, Some(reset))) => format!("; RateLimit: quota spent, restored in {}", secs(reset)),
+        Some((kind, None)) => format!("; RateLimit: {kind}"),
+        None => String::new(),
+    };
+    format!("{}{field}", observed_retry_after(status, retry_after))
+}
+
+fn observed_retry_after(status: u16, retry_after: &RetryAfterReading) -> String {
     if (200..300).contains(&status) {
         return format!("{status}; list returned");
     }
@@ -275,6 +294,7 @@ fn stop_decision(at: Duration, cause: &StopCause) -> String {
 fn asked(source: WaitSource) -> &'static str {
     match source {
         WaitSource::ServerSeconds | WaitSource::ServerDate => "asked",
+        WaitSource::RateLimit => "RateLimit asked",
         WaitSource::FallbackMissing | WaitSource::FallbackInvalid => "fallback",
         WaitSource::OriginBlock => "blocked",
     }

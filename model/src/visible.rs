@@ -17,10 +17,16 @@ impl Action {
                 "Loading: attempt {attempt} of {max}. {left} s of the budget left."
             )]
         } else if let Some(plan) = self.pending_wait() {
-            let blocked = if plan.source == WaitSource::OriginBlock {
-                ": the service asked every request to this site to wait"
-            } else {
-                ""
+            let covers = self.scope().covers();
+            let blocked = match plan.source {
+                WaitSource::OriginBlock => {
+                    format!(": the service asked every request {covers} to wait")
+                }
+                WaitSource::RateLimit => format!(
+                    ": the service's RateLimit field says its quota is restored in {} s",
+                    tenths(plan.delay)
+                ),
+                _ => String::new(),
             };
             let mut lines = vec![format!(
                 "Waiting {} s before attempt {} of {max}{blocked}. {} s of the budget left.",
@@ -28,7 +34,12 @@ impl Action {
                 plan.after_attempt.saturating_add(1),
                 tenths(self.remaining(plan.until)),
             )];
-            let why = [self.asked(plan), jitter(plan.jitter)].concat().join(" ");
+            let mut asked = self.asked(plan);
+            if plan.source == WaitSource::RateLimit {
+                // The line above says it already.
+                asked.remove(0);
+            }
+            let why = [asked, jitter(plan.jitter)].concat().join(" ");
             if !why.is_empty() {
                 lines.push(why);
             }
@@ -61,7 +72,8 @@ impl Action {
                         tenths(wait)
                     )
                 };
-                format!("Stopped: the service asked every request to this site to wait {asked}")
+                let covers = self.scope().covers();
+                format!("Stopped: the service asked every request {covers} to wait {asked}")
             }
             StopCause::AttemptsExhausted { .. } => {
                 format!(
@@ -181,6 +193,10 @@ impl Action {
             WaitSource::FallbackMissing => format!(
                 "No retry time reached this page (none was sent, or it was hidden); the local fallback is {}.",
                 seconds(plan.delay)
+            ),
+            WaitSource::RateLimit => format!(
+                "The service's RateLimit field says its quota is restored in {} s.",
+                tenths(plan.delay)
             ),
             WaitSource::FallbackInvalid => format!(
                 "The service's retry time could not be read; the local fallback is {}.",

@@ -463,6 +463,7 @@ fn drive(scenario: &Scenario) -> (Action, bool) {
                             Response {
                                 status: *status,
                                 retry_after: header.as_deref(),
+                                ratelimit: None,
                                 clock,
                             },
                         )
@@ -1108,6 +1109,7 @@ fn apply(action: &mut Action, op: &Op) -> Decision {
                 Response {
                     status: *status,
                     retry_after: retry_after.as_deref(),
+                    ratelimit: None,
                     clock: *clock,
                 },
             )
@@ -1263,7 +1265,7 @@ proptest! {
             let cap_ends = action.next_wakeup().expect("an attempt in flight has a cap");
             let decision = action.on_response(
                 now,
-                Response { status: *status, retry_after: header.as_deref(), clock: *clock },
+                Response { status: *status, retry_after: header.as_deref(), ratelimit: None, clock: *clock },
             );
             if now > cap_ends {
                 // Received after its cap: the attempt timed out, whatever it brought back.
@@ -1475,6 +1477,7 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
         Response {
             status: 429,
             retry_after: Some("3"),
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         },
     );
@@ -1534,6 +1537,7 @@ fn generated_http_dates_are_read_as_dates() {
             Response {
                 status: 429,
                 retry_after: Some(&text),
+                ratelimit: None,
                 clock: ReceiptClock::Server(UtcTime::from_unix_secs(DEFAULT_BASE_SECS + 2)),
             },
         );
@@ -1558,6 +1562,7 @@ fn a_budget_of_duration_max_still_gates_starts_whose_cap_overflows() {
         Response {
             status: 429,
             retry_after: None,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         },
     );
@@ -1575,6 +1580,7 @@ fn a_budget_of_duration_max_still_gates_starts_whose_cap_overflows() {
         Response {
             status: 429,
             retry_after: Some("99999999999999999999"),
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         },
     );

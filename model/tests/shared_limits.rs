@@ -345,7 +345,7 @@ proptest! {
                     now,
                     Response {
                         status: 429,
-                        retry_after: Some(if until_ns % 2 == 0 { "3" } else { "99999999999999999999999" }),
+                        retry_after: Some(if until_ns % 2 == 0 { "3" } else { "99999999999999999999999" }), ratelimit: None,
                         clock: ReceiptClock::Absent,
                     },
                     draw,
@@ -382,6 +382,7 @@ fn draws_spread_starts_that_the_server_set_to_the_same_instant() {
         let response = Response {
             status: 429,
             retry_after: Some("3"),
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         };
         let Decision::Wait { until } =
