@@ -1377,8 +1377,9 @@ mod tests {
         let policy = Policy::new().with_ratelimit_fields(true);
         let spent = |t: u64| format!("\"default\";r=0;t={t}");
         let (five, zero, nine) = (spent(5), spent(0), spent(9));
-        // (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
-        let cases: [(u16, Option<&str>, Option<&str>, u32, Option<u64>); 10] = [
+        /// (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
+        type Case<'a> = (u16, Option<&'a str>, Option<&'a str>, u32, Option<u64>);
+        let cases: [Case; 10] = [
             // Rule 13: a retryable status's valid delay, on the last attempt too.
             (429, Some("3"), None, 3, Some(3)),
             (429, Some("3"), None, 1, Some(3)),
