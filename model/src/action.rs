@@ -10,8 +10,8 @@
 //! success, not retryable, attempts used up, how to read `Retry-After`, then the gate (does the
 //! wait *and* a full per-attempt cap fit in what is left of the budget?).
 //!
-//! Actions on the same origin share what the service tells them (`scenario-format.md`, section
-//! 4): a valid server delay blocks the origin ([`Action::announced_block`] says until when, for
+//! Actions on the same origin share what the service tells them (`docs/rules.md`, rules
+//! 13-18): a valid server delay blocks the origin ([`Action::announced_block`] says until when, for
 //! the driver to tell the others), and a block another action learned arrives as
 //! [`Action::on_block`]. No attempt starts before a block the action knows of. Each wait may be
 //! spread by jitter ([`Policy::jitter`]), from a draw the driver supplies, never earlier than

@@ -2,7 +2,7 @@
 //! with the scenario's scripted times instead of a clock.
 //!
 //! Origin blocks are delivered at their `at_s`, in time order (the file's order among equal
-//! times), with the ties of `scenario-format.md` section 4: the blocks at 0 are known at the
+//! times), with the ties of `docs/rules.md` (rules 12, 17 and 18): the blocks at 0 are known at the
 //! start; a block at a receipt arrives before the response; a block at the same instant as a
 //! timer is taken first; and leaving at the same instant as a block wins.
 

@@ -1,4 +1,4 @@
-//! Property tests of the model against the decision rules (`scenario-format.md`, section 2).
+//! Property tests of the model against the decision rules (`docs/rules.md`, rules 1-12).
 //!
 //! Scenarios are generated directly as [`Scenario`] values, each with an oracle for every
 //! response's `Retry-After` (what the rules say it means, worked out here and not by the crate's

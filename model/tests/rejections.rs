@@ -1,4 +1,4 @@
-//! Every rejection in `scenario-format.md` section 1, one case each: the error names the
+//! Every rejection in `docs/rules.md` ("Scenario files"), one case each: the error names the
 //! scenario (`ScenarioError.scenario`) and the field (`ScenarioError.field`), its message says
 //! what is wrong, and the good scenarios around the bad one still load and run.
 //!

@@ -1,4 +1,4 @@
-//! The `replay` command as a user runs it (`scenario-format.md`, section 3): the real binary,
+//! The `replay` command as a user runs it (`docs/rules.md`, "Replay output"): the real binary,
 //! from the repository root, on the fixture file and on the small files in `tests/rejected/`.
 
 use std::process::{Command, Output, Stdio};

@@ -1,4 +1,4 @@
-//! Property tests of the shared rate limits and jitter (`scenario-format.md`, section 4).
+//! Property tests of the shared rate limits and jitter (`docs/rules.md`, rules 13-18).
 //!
 //! Scenarios are generated on a quarter-second grid, so that blocks, receipts, timers and
 //! departures often fall on the same instant and the tie rules are exercised. Each property
