@@ -2,7 +2,9 @@
 // from a response is inserted as text (textContent), never as HTML. The page decides nothing:
 // what it shows (the visible state, the step tables, the refused wait) is the model's report.
 // The full build: the page also runs the model alone (simulate) for its prediction row.
-import init, { defaultPolicy, fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
+// Served by the fixture server, it runs every scenario live too; from any static server
+// (`scripts/site`), it shows the model's prediction and says what a live run needs.
+import init, { defaultPolicy, fetchWithBudget, simulate } from "./pkg-full/retry_budget.js";
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
 import { mountFleet, showFleet } from "./fleet.js";
 import { drawTimeline, track } from "./timeline.js";
@@ -18,6 +20,8 @@ let faults = {};
 /** Where /palettes is fetched from: this page's origin, or `?api=ORIGIN` (another origin the
  *  server also listens on; the Content-Security-Policy allows only the server's own origins). */
 let api = "";
+/** Whether the fixture server serves this page (and so answers /palettes for every scenario). */
+let served = false;
 
 function showState(lines) {
   showLines($("state"), lines);
@@ -176,10 +180,37 @@ function modelReport(scenario) {
   }
 }
 
+/** The origin live runs go to from a static server: the one typed in the endpoint box, if it
+ *  is an http(s) URL; null when there is none. */
+function typedEndpoint() {
+  try {
+    const url = new URL($("endpoint").value.trim());
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+/** From a static server with no endpoint typed: the model's prediction alone, and why. */
+function predictOnly(scenario) {
+  const policy = { ...defaultPolicy(), ...scenario.policy };
+  view = { scenario: scenario.name, policy, live: { events: [], steps: [], visible: [], cause: null }, model: modelReport(scenario) };
+  showRun();
+  showState([
+    "No live run: this page is served by a static server, and live runs need a server that plays the scenarios.",
+    "Run scripts/run for the fixture server, or type an endpoint that answers GET /palettes above. The model's prediction is drawn below.",
+  ]);
+}
+
 async function load() {
   leaveScreen();
   const scenario = selected();
   if (!scenario) return;
+  if (!served) {
+    const endpoint = typedEndpoint();
+    if (!endpoint) return predictOnly(scenario);
+    api = endpoint;
+  }
   const run = crypto.randomUUID();
   const controller = new AbortController();
   const me = { controller, run, scenario: scenario.name };
@@ -293,14 +324,28 @@ function apiOrigin(params) {
   return "";
 }
 
+/** Every scenario the page lists: from the fixture server (`GET /scenarios`: every fixture file,
+ *  then the faulted ones), or else from the static site's copy of that listing. */
+async function scenarioListing() {
+  const live = await fetch("scenarios").catch(() => null);
+  if (live?.ok) return { listing: await live.json(), served: true };
+  const copy = await fetch("scenarios.json");
+  if (!copy.ok) {
+    throw new Error(`neither GET scenarios (${live?.status ?? "no answer"}) nor scenarios.json (${copy.status}) answered`);
+  }
+  return { listing: await copy.json(), served: false };
+}
+
 async function main() {
   await init();
   const params = new URLSearchParams(location.search);
   api = apiOrigin(params);
-  // Every scenario the server answers for: every fixture file, then the faulted ones.
-  const response = await fetch("/scenarios");
-  if (!response.ok) throw new Error(`GET /scenarios answered ${response.status}`);
-  const listing = await response.json();
+  const found = await scenarioListing();
+  const listing = found.listing;
+  served = found.served;
+  document.body.dataset.served = String(served);
+  $("endpoint-box").hidden = served;
+  if (!served) $("nav-leave").href = "away.html";
   scenarios = listing.scenarios;
   faults = listing.faults ?? {};
   $("scenario").replaceChildren(...pickerGroups(listing.files));

@@ -3,7 +3,7 @@
 // receives holds back the others (and those of other tabs of this page). The fourth, a search
 // widget, is limited apart: it names its own scope, so its waits never hold back the palettes.
 // Everything taken from a response is inserted as text.
-import { defaultPolicy, fetchWithBudget, rateLimits } from "/pkg-full/retry_budget.js";
+import { defaultPolicy, fetchWithBudget, rateLimits } from "./pkg-full/retry_budget.js";
 import { SVG, addTo } from "./svg.js";
 import { spans } from "./timeline.js";
 import { $, lastResponse, seconds, showLines, text } from "./view.js";
@@ -143,8 +143,15 @@ async function run(widget, pressedAt) {
   }
 }
 
-/** One press: a new action for every widget, at the same moment. */
+/** One press: a new action for every widget, at the same moment. From a static server there is
+ *  nothing to ask: each widget says what a live run needs instead. */
 function load() {
+  if (document.body.dataset.served === "false") {
+    for (const widget of widgets) {
+      showLines(widget.state, ["No live run: the dashboard's widgets need the fixture server (scripts/run) to play their scenarios."]);
+    }
+    return;
+  }
   const pressedAt = performance.now();
   for (const widget of widgets) run(widget, pressedAt);
 }
