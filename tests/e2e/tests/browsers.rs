@@ -279,20 +279,12 @@ async fn check_leaving(
     let run = start_action(client).await;
     match during {
         // Attempt 1 runs from 0 to 2 s: leave once the server has it and is waiting.
-        During::Request => {
-            let waiting = |log: &[Value]| log.first().is_some_and(|e| e["sent_ms"].is_null());
-            if run_log_once(base, &run, waiting, Duration::from_secs(10))
-                .await
-                .is_none()
-            {
-                return Err("never saw the request at the server, unanswered".into());
-            }
-        }
+        During::Request => server_waits_on(base, &run).await?,
         During::Wait => {
             if !wait_until(
                 client,
                 "return document.getElementById('state').innerText.startsWith('Waiting')",
-                Duration::from_secs(5),
+                Duration::from_secs(10),
             )
             .await
             {
@@ -339,13 +331,9 @@ async fn check_leaving(
     }
     screenshot(client, browser, label).await;
     if matches!(during, During::Request) {
-        // Left during the request: the request was abandoned, not answered (the server sees
-        // its client go before the 2 s it would have waited).
-        let gone = |log: &[Value]| log.first().is_some_and(|e| !e["client_gone_ms"].is_null());
-        match run_log_once(base, &run, gone, Duration::from_secs(10)).await {
-            Some(log) if log[0]["status"].is_null() => {}
-            other => return Err(format!("{label}: the request was not abandoned: {other:?}")),
-        }
+        abandoned(base, &run)
+            .await
+            .map_err(|e| format!("{label}: {e}"))?;
     }
     // Schedule A's second attempt would start at 5 s; wait well past it.
     tokio::time::sleep(Duration::from_secs(7)).await;
@@ -357,6 +345,25 @@ async fn check_leaving(
         ));
     }
     Ok(())
+}
+
+/// Waits until the server has run `run`'s first request and has not answered it yet.
+async fn server_waits_on(base: &str, run: &str) -> Result<(), String> {
+    let waiting = |log: &[Value]| log.first().is_some_and(|e| e["sent_ms"].is_null());
+    match run_log_once(base, run, waiting, Duration::from_secs(10)).await {
+        Some(_) => Ok(()),
+        None => Err("never saw the request at the server, unanswered".into()),
+    }
+}
+
+/// Whether run `run`'s first request was abandoned: the server saw its client go, and never
+/// answered it.
+async fn abandoned(base: &str, run: &str) -> Result<(), String> {
+    let gone = |log: &[Value]| log.first().is_some_and(|e| !e["client_gone_ms"].is_null());
+    match run_log_once(base, run, gone, Duration::from_secs(10)).await {
+        Some(log) if log[0]["status"].is_null() => Ok(()),
+        other => Err(format!("the request was not abandoned: {other:?}")),
+    }
 }
 
 enum Job {
