@@ -353,11 +353,9 @@ mod tests {
         (FakeDriver { task, exits }, url)
     }
 
-    /// Limits for a start that should succeed: long, as each wait ends when its step is done.
-    const PATIENT: Limits = Limits {
-        ready: Duration::from_secs(30),
-        session: Duration::from_secs(30),
-    };
+    /// Limits for a start that should succeed: a real later start's, as each wait ends when
+    /// its step is done.
+    const PATIENT: Limits = LATER_START;
     /// Limits for starts that fail by running out of time, so that they fail quickly; still
     /// seconds, for a fake server in this process to answer on a busy machine.
     const QUICK: Limits = Limits {
