@@ -58,11 +58,11 @@ fn scenarios() -> Vec<(Scenario, Vec<Report>)> {
         .filter(plays_live)
         .map(|s| {
             let live = live_form(&s);
-            let mut models = vec![simulate(&live).expect("the model runs it")];
+            let mut models = vec![simulate(&live).expect("the model runs it").report];
             if leaves_at_a_receipt(&live, &models[0]) {
                 let mut later = live.clone();
                 later.user_leaves_at = later.user_leaves_at.map(|at| at + Duration::from_millis(1));
-                models.push(simulate(&later).expect("the model runs it"));
+                models.push(simulate(&later).expect("the model runs it").report);
             }
             (s, models)
         })

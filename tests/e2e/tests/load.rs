@@ -76,6 +76,7 @@ async fn harness(client: &Client, job: &str, args: Value, limit: Duration) -> Va
 fn attempts_of(name: &str) -> usize {
     simulate(&fixture(name))
         .expect("the model runs it")
+        .report
         .attempt_starts_s
         .len()
 }

@@ -1,5 +1,5 @@
 //! Shared rate limits, live, in headless Chromium and Firefox against the fixture server
-//! (`scenario-format.md`, section 4): a 429 with `Retry-After` blocks its origin, and the other
+//! (`docs/rules.md`, rules 13-18): a 429 with `Retry-After` blocks its origin, and the other
 //! actions of the page, or of other tabs with `share: "tabs"`, send nothing to it until the
 //! block ends.
 //!
