@@ -1,8 +1,6 @@
 //! The JS API: `fetchWithBudget(url, options)` and `simulate(scenario)`. Structured values
 //! cross as plain JSON-compatible objects; every error is a JS `Error` with a clear message.
 
-use crate::prelude::*;
-use alloc::vec;
 use js_sys::{Function, Object, Promise};
 #[cfg(feature = "full")]
 use retry_budget_model::scenario::parse_scenario;

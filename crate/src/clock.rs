@@ -2,7 +2,7 @@
 //! `Date.now()` (used only to stand in for a missing `Date` header when the policy trusts it),
 //! and timers (cleared when dropped) that cannot wrap.
 
-use core::time::Duration;
+use std::time::Duration;
 
 use js_sys::Function;
 use wasm_bindgen::prelude::*;

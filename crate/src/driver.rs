@@ -7,11 +7,9 @@
 //! which attempt, so a late settlement of an aborted attempt is recognised and ignored. The
 //! action's state lives until its last promise has settled, then frees itself.
 
-use crate::prelude::*;
-use alloc::rc::{Rc, Weak};
-use alloc::vec;
-use core::cell::RefCell;
-use core::time::Duration;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
 
 use js_sys::{Function, Promise};
 use retry_budget_model::http_date::HttpDate;
@@ -49,11 +47,11 @@ pub(crate) struct Request {
 }
 
 /// Actions running right now, for checking that ended ones leave nothing behind.
-static RUNNING: core::sync::atomic::AtomicU32 = core::sync::atomic::AtomicU32::new(0);
+static RUNNING: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 /// How many actions are running right now.
 pub(crate) fn running() -> u32 {
-    RUNNING.load(core::sync::atomic::Ordering::Relaxed)
+    RUNNING.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// What a settlement is: an attempt's response headers, its body, its failure, a timer that
@@ -128,7 +126,7 @@ struct Shared {
     leave: Rc<Flag>,
     /// The latest origin block another action announced that the model has not been told of
     /// yet (shared-clock milliseconds; 0 for none); outside the `RefCell` for the same reason.
-    heard: core::cell::Cell<f64>,
+    heard: std::cell::Cell<f64>,
 }
 
 /// The state of one action: the model, and what the driver holds for it.
@@ -214,7 +212,7 @@ impl Shared {
                 return;
             }
         };
-        RUNNING.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+        RUNNING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let leave = Rc::clone(&ownership.leave);
         let shared = Rc::new(Shared {
             run: RefCell::new(Run {
@@ -238,7 +236,7 @@ impl Shared {
                 finished: false,
             }),
             leave,
-            heard: core::cell::Cell::new(0.0),
+            heard: std::cell::Cell::new(0.0),
         });
         let weak = Rc::downgrade(&shared);
         shared.leave.on_set(Box::new(move || Shared::left(&weak)));
@@ -569,7 +567,7 @@ impl Run {
         self.show_progress(leave);
         drop(self.ownership.take());
         drop(self.listener.take());
-        RUNNING.fetch_sub(1, core::sync::atomic::Ordering::Relaxed);
+        RUNNING.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
         let outcome = self.action.stopped().map(|(_, cause)| cause.outcome());
         let report = value_of(&self.action.report(&self.request.url).to_json());
         if outcome == Some(Outcome::UserLeft) {

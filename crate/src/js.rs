@@ -3,7 +3,6 @@
 //! parsed by `JSON.parse`. serde_json, serde's derives, serde-wasm-bindgen and the float
 //! formatting their messages need cost the page more than the model itself.
 
-use crate::prelude::*;
 use js_sys::{Array, Object, Reflect};
 use retry_budget_model::json::Json;
 use retry_budget_model::scenario::{Kind, Node};

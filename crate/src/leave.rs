@@ -2,10 +2,9 @@
 //! (`pagehide`, which also covers a page going into the back/forward cache), or a newer action
 //! for the same screen. Any of them ends the action for good.
 
-use crate::prelude::*;
-use crate::{Callback, Single};
-use alloc::rc::Rc;
-use core::cell::{Cell, RefCell};
+use crate::Callback;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -89,13 +88,15 @@ impl Drop for Listener {
     }
 }
 
-/// The action that owns each named screen.
-static SCREENS: Single<Vec<(String, Rc<Flag>)>> = Single(RefCell::new(Vec::new()));
+thread_local! {
+    /// The action that owns each named screen.
+    static SCREENS: RefCell<Vec<(String, Rc<Flag>)>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Works on the screens' owners; `None` while they are in use (a flag's callback that claims
 /// or gives up a screen), which the callers treat as "nothing to do".
 fn with_screens<T>(f: impl FnOnce(&mut Vec<(String, Rc<Flag>)>) -> T) -> Option<T> {
-    SCREENS.0.try_borrow_mut().ok().map(|mut s| f(&mut s))
+    SCREENS.with(|screens| screens.try_borrow_mut().ok().map(|mut s| f(&mut s)))
 }
 
 /// Everything that can make one action's screen let go. Dropping it removes its listeners and
@@ -131,7 +132,7 @@ impl Ownership {
         if let Some(name) = &screen {
             let previous = with_screens(|screens| {
                 if let Some(slot) = screens.iter_mut().find(|(key, _)| key == name) {
-                    Some(core::mem::replace(&mut slot.1, Rc::clone(&leave)))
+                    Some(std::mem::replace(&mut slot.1, Rc::clone(&leave)))
                 } else {
                     screens.push((name.clone(), Rc::clone(&leave)));
                     None

@@ -6,10 +6,9 @@
 //! performance.now()`, never the wall clock. Blocks that have ended are forgotten at every
 //! look, and a listener of an action that ended is dropped with it: nothing grows without bound.
 
-use crate::prelude::*;
-use crate::{Callback, Single};
-use alloc::rc::{Rc, Weak};
-use core::cell::RefCell;
+use crate::Callback;
+use std::cell::RefCell;
+use std::rc::{Rc, Weak};
 
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -76,16 +75,15 @@ extern "C" {
 /// The channel's name: one per module, whatever the page.
 const CHANNEL: &str = "retry-budget:origin-blocks";
 
-static REGISTRY: Single<Registry> = Single(RefCell::new(Registry {
-    blocks: Vec::new(),
-    listeners: Vec::new(),
-    channel: None,
-}));
+thread_local! {
+    /// This page's or worker's blocks and listeners.
+    static REGISTRY: RefCell<Registry> = RefCell::default();
+}
 
 /// Works on the registry; `None` if it is in use (a listener that announces while it is being
 /// told), which the callers treat as "nothing to do".
 fn with<T>(f: impl FnOnce(&mut Registry) -> T) -> Option<T> {
-    REGISTRY.0.try_borrow_mut().ok().map(|mut r| f(&mut r))
+    REGISTRY.with(|registry| registry.try_borrow_mut().ok().map(|mut r| f(&mut r)))
 }
 
 /// The latest end of the blocks of `origin` in force now that an action sharing as `share`
