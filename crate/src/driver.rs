@@ -23,11 +23,12 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{AbortController, AbortSignal};
 
-use crate::clock::{wall_now, Clock, Timer};
+use crate::clock::{wall_now, Clock};
 use crate::js::{abort_error, draw, parse_json, promise, set, then, value_of};
 use crate::leave::{Flag, Ownership};
 use crate::origin::{self, Listener, Share};
 use crate::Callback;
+use gloo_timers::callback::Timeout;
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -142,7 +143,7 @@ struct Run {
     attempt: Option<Attempt>,
     /// The timer armed now (a wait's end or the attempt's cap), and its number: a timer that
     /// fired is handled only if it is still the one armed.
-    timer: Option<Timer>,
+    timer: Option<Timeout>,
     timers: u32,
     /// What other actions on the origin tell this one; forgotten at the stop.
     listener: Option<Listener>,
@@ -509,9 +510,11 @@ impl Run {
     /// Arms the one timer at elapsed `at`.
     fn arm(&mut self, at: Duration) {
         self.timers = self.timers.wrapping_add(1);
-        self.timer = self
-            .tagged(Settled::Fired, self.timers)
-            .map(|handler| self.clock.call_at(at, &handler));
+        self.timer = self.tagged(Settled::Fired, self.timers).map(|handler| {
+            self.clock.call_at(at, move || {
+                let _ = handler.call0(&JsValue::UNDEFINED);
+            })
+        });
     }
 
     /// Sends nothing until elapsed `until` (made late by `timerLateBy_s`).
