@@ -2,10 +2,10 @@
 //! (`pagehide`, which also covers a page going into the back/forward cache), or a newer action
 //! for the same screen. Any of them ends the action for good.
 
-use crate::Callback;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use gloo_events::EventListener;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
@@ -13,18 +13,6 @@ use web_sys::AbortSignal;
 use retry_budget_model::scenario::Node;
 
 use crate::js::{global, Js};
-
-#[wasm_bindgen]
-extern "C" {
-    /// An `EventTarget`, with just the two methods used here.
-    type Target;
-
-    #[wasm_bindgen(method, js_name = addEventListener)]
-    fn add_listener(this: &Target, kind: &str, listener: &Callback);
-
-    #[wasm_bindgen(method, js_name = removeEventListener)]
-    fn remove_listener(this: &Target, kind: &str, listener: &Callback);
-}
 
 /// A one-way switch: once set, it stays set, and its one listener is told, once. The screen
 /// letting go is one.
@@ -57,35 +45,10 @@ impl Flag {
     }
 }
 
-/// An event listener that is removed, and its callback freed, when dropped.
-struct Listener {
-    target: JsValue,
-    kind: &'static str,
-    callback: Callback,
-}
-
-impl Listener {
-    /// Sets `flag` when `target` fires `kind`.
-    fn new(target: &JsValue, kind: &'static str, flag: &Rc<Flag>) -> Listener {
-        let flag = Rc::clone(flag);
-        let callback = Closure::new(move |_: JsValue, _: JsValue| flag.set());
-        target
-            .unchecked_ref::<Target>()
-            .add_listener(kind, &callback);
-        Listener {
-            target: target.clone(),
-            kind,
-            callback,
-        }
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        self.target
-            .unchecked_ref::<Target>()
-            .remove_listener(self.kind, &self.callback);
-    }
+/// Sets `flag` when `target` fires `kind`, until dropped.
+fn listen(target: &JsValue, kind: &'static str, flag: &Rc<Flag>) -> EventListener {
+    let flag = Rc::clone(flag);
+    EventListener::new(target.unchecked_ref(), kind, move |_| flag.set())
 }
 
 thread_local! {
@@ -105,7 +68,7 @@ pub(crate) struct Ownership {
     /// Set when the screen lets go.
     pub(crate) leave: Rc<Flag>,
     screen: Option<String>,
-    _listeners: Vec<Listener>,
+    _listeners: Vec<EventListener>,
 }
 
 impl Ownership {
@@ -118,7 +81,7 @@ impl Ownership {
             if signal.aborted() {
                 leave.set();
             }
-            listeners.push(Listener::new(signal, "abort", &leave));
+            listeners.push(listen(signal, "abort", &leave));
         }
         // A window fires pagehide; a worker or Node has no page to hide (Node's global takes no
         // listeners at all).
@@ -127,7 +90,7 @@ impl Ownership {
             .member("addEventListener")
             .is_some_and(|f| f.0.is_function())
         {
-            listeners.push(Listener::new(&global, "pagehide", &leave));
+            listeners.push(listen(&global, "pagehide", &leave));
         }
         if let Some(name) = &screen {
             let previous = with_screens(|screens| {

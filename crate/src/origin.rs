@@ -6,12 +6,13 @@
 //! performance.now()`, never the wall clock. Blocks that have ended are forgotten at every
 //! look, and a listener of an action that ended is dropped with it: nothing grows without bound.
 
-use crate::Callback;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 
+use gloo_events::EventListener;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use web_sys::{BroadcastChannel, MessageEvent};
 
 use crate::clock::shared_now_ms;
 use crate::js::{global, Js};
@@ -51,25 +52,10 @@ struct Registry {
     channel: Option<Channel>,
 }
 
-/// The `BroadcastChannel` to the other tabs, with its message handler.
+/// The `BroadcastChannel` to the other tabs, with its message listener.
 struct Channel {
     port: BroadcastChannel,
-    _on_message: Callback,
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// A `BroadcastChannel`, with just what is used here.
-    type BroadcastChannel;
-
-    #[wasm_bindgen(constructor, catch)]
-    fn new(name: &str) -> Result<BroadcastChannel, JsValue>;
-
-    #[wasm_bindgen(method, js_name = postMessage)]
-    fn post(this: &BroadcastChannel, message: &JsValue);
-
-    #[wasm_bindgen(method, setter, js_name = onmessage)]
-    fn set_on_message(this: &BroadcastChannel, handler: &JsValue);
+    _on_message: EventListener,
 }
 
 /// The channel's name: one per module, whatever the page.
@@ -129,7 +115,7 @@ pub(crate) fn announce(origin: &str, until_ms: f64, share: Share, from: &Listene
         r.learn(origin, until_ms, false);
         if share == Share::Tabs {
             if let Some(channel) = &r.channel {
-                channel.port.post(&message(origin, until_ms));
+                let _ = channel.port.post_message(&message(origin, until_ms));
             }
         }
         r.listeners_of(origin, false, Some(from))
@@ -212,10 +198,8 @@ impl Channel {
             return None;
         }
         let port = BroadcastChannel::new(CHANNEL).ok()?;
-        let on_message = Closure::new(|event: JsValue, _: JsValue| {
-            let Some(data) = Js(event).member("data") else {
-                return;
-            };
+        let on_message = EventListener::new(&port, "message", |event| {
+            let data = Js(event.unchecked_ref::<MessageEvent>().data());
             if data.member("ask").is_some() {
                 return answer_tabs();
             }
@@ -225,7 +209,6 @@ impl Channel {
                 heard_from_tabs(&origin, until_ms);
             }
         });
-        port.set_on_message(on_message.as_ref().unchecked_ref());
         // In Node an open channel keeps the process alive: a page's channel must not.
         if let Some(unref) = Js(JsValue::clone(&port)).member("unref") {
             if unref.0.is_function() {
@@ -236,7 +219,7 @@ impl Channel {
         // A tab that opens late asks the others for the blocks they know.
         let ask = js_sys::Object::new();
         crate::js::set(&ask, "ask", &JsValue::TRUE);
-        port.post(&ask);
+        let _ = port.post_message(&ask);
         Some(Channel {
             port,
             _on_message: on_message,
@@ -251,7 +234,9 @@ fn answer_tabs() {
         r.forget_ended();
         if let Some(channel) = &r.channel {
             for block in &r.blocks {
-                channel.port.post(&message(&block.origin, block.until_ms));
+                let _ = channel
+                    .port
+                    .post_message(&message(&block.origin, block.until_ms));
             }
         }
     });
