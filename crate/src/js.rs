@@ -6,10 +6,9 @@
 use js_sys::{Array, Object, Reflect};
 use retry_budget_model::json::Json;
 use retry_budget_model::scenario::{Kind, Node};
+use retry_budget_model::{report, Action};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-
-use crate::Callback;
 
 #[wasm_bindgen]
 extern "C" {
@@ -43,17 +42,6 @@ extern "C" {
 
     #[wasm_bindgen(method, getter)]
     fn origin(this: &Url) -> String;
-
-    /// A promise, with `then` taking plain functions (bound ones, here).
-    #[wasm_bindgen(js_name = Promise)]
-    type Thenable;
-
-    #[wasm_bindgen(method, js_name = then)]
-    fn then_with(this: &Thenable, fulfilled: &js_sys::Function, rejected: &js_sys::Function);
-
-    /// `new Promise(executor)`, with an executor of this module's one closure signature.
-    #[wasm_bindgen(constructor, js_class = "Promise")]
-    fn new(executor: &Callback) -> Thenable;
 
     /// `JSON.parse(text)` of text from elsewhere.
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
@@ -95,27 +83,28 @@ pub(crate) fn origin_of(url: &str) -> String {
     Url::new(url, &base).map_or_else(|_| url.to_owned(), |u| u.origin())
 }
 
-/// `new Promise(executor)`: `executor` is called at once with `resolve` and `reject`, and may be
-/// dropped when this returns.
-pub(crate) fn promise(executor: &Callback) -> js_sys::Promise {
-    Thenable::new(executor).unchecked_into()
-}
-
-/// `promise.then(fulfilled, rejected)`.
-pub(crate) fn then(
-    promise: &js_sys::Promise,
-    fulfilled: &js_sys::Function,
-    rejected: &js_sys::Function,
-) {
-    promise
-        .unchecked_ref::<Thenable>()
-        .then_with(fulfilled, rejected);
-}
-
 /// A model value as the plain JavaScript value it describes. (`JSON.parse` of text this module
 /// wrote cannot throw; the one import that catches serves both uses.)
 pub(crate) fn value_of(json: &Json) -> JsValue {
     parse_json(&JsValue::from_str(&json.to_text())).unwrap_or(JsValue::NULL)
+}
+
+/// What the view is told after a step: the visible state, the trace events from `from` on, and
+/// the outcome (`null` while running).
+pub(crate) fn update_value(action: &Action, from: usize, visible: &[String]) -> JsValue {
+    let outcome = action.stopped().map(|(_, cause)| cause.outcome());
+    let update = Json::Object(vec![
+        ("visible".into(), report::texts(visible)),
+        (
+            "events".into(),
+            report::events(action.events().get(from..).unwrap_or_default()),
+        ),
+        (
+            "outcome".into(),
+            Json::or_null(outcome, |o| Json::text(o.as_str())),
+        ),
+    ]);
+    value_of(&update)
 }
 
 /// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts.

@@ -15,6 +15,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{BroadcastChannel, MessageEvent};
 
 use crate::clock::shared_now_ms;
+use crate::inbox::Inbox;
 use crate::js::{global, Js};
 use retry_budget_model::scenario::Node;
 
@@ -29,13 +30,9 @@ pub(crate) enum Share {
     Tabs,
 }
 
-/// A listener of one running action: told `until` (shared-clock milliseconds) when another
-/// action learns a block of its origin.
-pub(crate) type Listener = Rc<dyn Fn(f64)>;
-
-/// A registered listener: the origin it listens to, how its action shares, and the listener
-/// (gone once the action ends).
-type Registered = (String, Share, Weak<dyn Fn(f64)>);
+/// A registered listener: the origin it listens to, how its action shares, and the action's
+/// inbox (gone once the action ends).
+type Registered = (String, Share, Weak<Inbox>);
 
 /// One block: an origin, when it ends, and whether it came from another tab.
 struct Block {
@@ -66,8 +63,8 @@ thread_local! {
     static REGISTRY: RefCell<Registry> = RefCell::default();
 }
 
-/// Works on the registry; `None` if it is in use (a listener that announces while it is being
-/// told), which the callers treat as "nothing to do".
+/// Works on the registry; `None` if it is in use, which the callers treat as "nothing to do"
+/// (listeners are only told, outside it, so nothing that runs while it is in use reaches it).
 fn with<T>(f: impl FnOnce(&mut Registry) -> T) -> Option<T> {
     REGISTRY.with(|registry| registry.try_borrow_mut().ok().map(|mut r| f(&mut r)))
 }
@@ -89,16 +86,15 @@ pub(crate) fn blocked_until(origin: &str, share: Share) -> Option<f64> {
     .flatten()
 }
 
-/// Registers `listener` for the blocks of `origin` others learn; it is forgotten once the
-/// action drops it.
-pub(crate) fn listen(origin: &str, share: Share, listener: &Listener) {
+/// Tells `inbox` of the blocks of `origin` that others learn, until the action drops it.
+pub(crate) fn listen(origin: &str, share: Share, inbox: &Rc<Inbox>) {
     if share == Share::None {
         return;
     }
     with(|r| {
         r.listeners.retain(|(_, _, l)| l.strong_count() > 0);
         r.listeners
-            .push((origin.to_owned(), share, Rc::downgrade(listener)));
+            .push((origin.to_owned(), share, Rc::downgrade(inbox)));
         if share == Share::Tabs && r.channel.is_none() {
             r.channel = Channel::open();
         }
@@ -107,7 +103,7 @@ pub(crate) fn listen(origin: &str, share: Share, listener: &Listener) {
 
 /// An action's own response blocked `origin` until `until_ms`: tell the other actions that
 /// share it (and, with `Tabs`, the other tabs).
-pub(crate) fn announce(origin: &str, until_ms: f64, share: Share, from: &Listener) {
+pub(crate) fn announce(origin: &str, until_ms: f64, share: Share, from: &Rc<Inbox>) {
     if share == Share::None {
         return;
     }
@@ -120,8 +116,8 @@ pub(crate) fn announce(origin: &str, until_ms: f64, share: Share, from: &Listene
         }
         r.listeners_of(origin, false, Some(from))
     });
-    for listener in told.unwrap_or_default() {
-        listener(until_ms);
+    for inbox in told.unwrap_or_default() {
+        inbox.hear(until_ms);
     }
 }
 
@@ -176,8 +172,8 @@ impl Registry {
         &mut self,
         origin: &str,
         from_tabs: bool,
-        except: Option<&Listener>,
-    ) -> Vec<Listener> {
+        except: Option<&Rc<Inbox>>,
+    ) -> Vec<Rc<Inbox>> {
         self.listeners.retain(|(_, _, l)| l.strong_count() > 0);
         self.listeners
             .iter()
@@ -248,8 +244,8 @@ fn heard_from_tabs(origin: &str, until_ms: f64) {
         r.learn(origin, until_ms, true);
         r.listeners_of(origin, true, None)
     });
-    for listener in told.unwrap_or_default() {
-        listener(until_ms);
+    for inbox in told.unwrap_or_default() {
+        inbox.hear(until_ms);
     }
 }
 
