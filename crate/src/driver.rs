@@ -2,10 +2,12 @@
 //! happened and when, and performs the decision it gets back: send an attempt, wait for it
 //! until its cap, wait until a time, or stop. It never decides anything itself.
 //!
-//! Every browser resource an action holds is a guard that cleans up when dropped: the attempt
-//! (its request is aborted), the timer (cleared), the screen's listeners (removed). What comes
-//! from outside (leaving, a block another action learned, the timer) reaches the task through
-//! its [`Inbox`]; [`Driver::next`] is the one place where what happened is picked, leaving first.
+//! [`Driver::drive`] is the one place where the model's decision is performed, and
+//! [`Driver::next`] the one place where what happened is picked, leaving first. What comes from
+//! outside (leaving, a block another action learned, the timer) reaches the task through its
+//! [`Inbox`]. Every browser resource an action holds is a guard that cleans up when dropped: the
+//! attempt (its request is aborted), the timer (cleared), the screen and its listeners (given up,
+//! removed).
 
 use std::future::{poll_fn, Future};
 use std::pin::Pin;
