@@ -55,6 +55,8 @@ extern "C" {
     fn calls_json(this: &ScriptedFetch) -> String;
     #[wasm_bindgen(method)]
     fn count(this: &ScriptedFetch) -> u32;
+    #[wasm_bindgen(method, js_name = whenSettled)]
+    fn when_settled(this: &ScriptedFetch, index: u32) -> Promise;
 
     type UpdateLog;
     #[wasm_bindgen(constructor)]
@@ -63,6 +65,8 @@ extern "C" {
     fn on_update(this: &UpdateLog) -> Function;
     #[wasm_bindgen(method, js_name = updatesJson)]
     fn updates_json(this: &UpdateLog) -> String;
+    #[wasm_bindgen(method, js_name = until)]
+    fn until_promise(this: &UpdateLog, kind: &str) -> Promise;
 
     type TimerShift;
     #[wasm_bindgen(constructor)]
@@ -127,6 +131,21 @@ async fn sleep(ms: f64) {
     JsFuture::from(sleep_promise(ms))
         .await
         .expect("sleep resolves");
+}
+
+/// Until the view has been told of an event of `kind`: a test waits for the step it needs, not
+/// for a time it guesses the step takes.
+async fn told(log: &UpdateLog, kind: &str) {
+    JsFuture::from(log.until_promise(kind))
+        .await
+        .expect("an update");
+}
+
+/// Until call `index` (from 0) of `fetch` has settled, however it settled.
+async fn call_settled(fetch: &ScriptedFetch, index: u32) {
+    JsFuture::from(fetch.when_settled(index))
+        .await
+        .expect("the call settles");
 }
 
 fn to_json(value: &JsValue) -> Value {
@@ -638,7 +657,8 @@ async fn a_wait_past_the_budget_stops_with_no_second_request() {
     assert_eq!(report["attempts"], 1);
     assert_eq!(report["wait_s"], json!(0));
     assert_eq!(report["last_response"]["retry_after"]["delay_s"], json!(30));
-    assert!(num(&report["elapsed_s"]) < 0.05 + TOLERANCE_S);
+    // It stopped at the receipt itself, not after any wait.
+    assert_eq!(report["elapsed_s"], events(&report, "receipt")[0]["at_s"]);
     assert_eq!(
         report["visible"][0],
         "Stopped: retry budget cannot fit another request."
@@ -682,12 +702,12 @@ async fn a_wait_past_the_budget_stops_with_no_second_request() {
 // Leaving
 // ---------------------------------------------------------------------------------------------
 
-/// Leaving during a wait (the caller aborts its signal 0.1 s into a 0.6 s fallback wait) and
-/// during a request (aborted 0.1 s into a 0.6 s request whose server ignores the abort and
-/// answers anyway). Both reject with an `AbortError` carrying a `user_left` report; the
-/// in-flight request's own signal fired at once; no request starts afterwards, even past the
-/// moment the wait would have ended; the late response changes nothing; and onUpdate is never
-/// called after leaving.
+/// Leaving during a wait (the caller aborts its signal once the view has been told of a 0.6 s
+/// fallback wait) and during a request (aborted once the view has been told of the start of a
+/// 0.6 s request whose server ignores the abort and answers anyway). Both reject with an
+/// `AbortError` carrying a `user_left` report; the in-flight request's own signal fired before
+/// the next task; no request starts afterwards, even past the moment the wait would have ended;
+/// the late response changes nothing; and onUpdate is never called after leaving.
 #[wasm_bindgen_test]
 async fn leaving_during_a_wait_or_a_request_ends_the_action() {
     let mut policy = scaled();
@@ -718,16 +738,12 @@ async fn leaving_during_a_wait_or_a_request_ends_the_action() {
     set(&opts, "signal", &leave_flight.signal());
     let run_flight = start("/palettes", &opts);
 
-    sleep(100.0).await;
+    told(&log_flight, "start").await;
     let flight_left_at = now_ms();
     leave_flight.abort();
-    sleep(50.0).await;
-    let waiting_now = updates(&log_wait).pop().expect("an update");
-    assert_eq!(
-        waiting_now.update["events"][1]["event"], "wait",
-        "the action is waiting: {:?}",
-        waiting_now.update
-    );
+    sleep(0.0).await;
+    let next_task_at = now_ms();
+    told(&log_wait, "wait").await;
     let wait_left_at = now_ms();
     leave_wait.abort();
 
@@ -765,12 +781,14 @@ async fn leaving_during_a_wait_or_a_request_ends_the_action() {
         .aborted_ms
         .expect("the in-flight request saw its signal abort");
     assert!(
-        aborted >= flight_left_at && aborted - flight_left_at < 50.0,
-        "the request's signal fired {} ms after leaving",
-        aborted - flight_left_at
+        (flight_left_at..=next_task_at).contains(&aborted),
+        "the request's signal fired at {aborted} ms: not between leaving ({flight_left_at} ms) \
+         and the next task ({next_task_at} ms)"
     );
 
-    // Past the end of the cancelled wait (0.05 + 0.6 s) and past the late answer (0.6 s).
+    // Past the late answer, and past the end of the cancelled wait (0.6 s after its 429: a
+    // timer armed later fires later).
+    call_settled(&fetch_flight, 0).await;
     sleep(650.0).await;
     assert_eq!(
         fetch_wait.count(),
@@ -820,11 +838,7 @@ async fn pagehide_ends_the_action_and_pageshow_resumes_nothing() {
     let fetch = ScriptedFetch::new(&script.to_string());
     let log = UpdateLog::new();
     let run = start("/palettes", &options(&policy, &fetch, &log));
-    sleep(120.0).await;
-    assert_eq!(
-        updates(&log).pop().expect("update").update["events"][1]["event"],
-        "wait"
-    );
+    told(&log, "wait").await;
     let hidden_at = JsFuture::from(hide_then_show(20.0))
         .await
         .expect("events dispatched")
@@ -841,7 +855,8 @@ async fn pagehide_ends_the_action_and_pageshow_resumes_nothing() {
 }
 
 /// A second action for the same screen supersedes the first: the first rejects as
-/// `user_left`, its in-flight request's signal is aborted when the second starts, its onUpdate
+/// `user_left`, its in-flight request's signal is aborted when the second starts (before the
+/// next task), its onUpdate
 /// is never called again, and nothing more is sent for it; its server's late answer (which
 /// ignores the abort) reaches nobody; the second completes normally with its own result.
 #[wasm_bindgen_test]
@@ -861,17 +876,17 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
     let opts = options(&policy, &fetch_old, &log_old);
     set(&opts, "screen", &JsValue::from_str("palettes"));
     let run_old = start("/palettes?old", &opts);
-    sleep(10.0).await; // the action begins on its first poll
+    told(&log_old, "start").await;
     assert_eq!(retry_budget::owned_screens(), 1);
 
-    sleep(100.0).await;
     let fetch_new = ScriptedFetch::new(&fresh.to_string());
     let log_new = UpdateLog::new();
     let opts = options(&policy, &fetch_new, &log_new);
     set(&opts, "screen", &JsValue::from_str("palettes"));
     let superseded_at = now_ms();
     let run_new = start("/palettes?new", &opts);
-    sleep(10.0).await;
+    sleep(0.0).await;
+    let next_task_at = now_ms();
     assert_eq!(retry_budget::owned_screens(), 1, "one screen, one owner");
 
     let old = left(run_old).await;
@@ -884,9 +899,12 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
 
     let old_call = &calls(&fetch_old)[0];
     let aborted = old_call.aborted_ms.expect("the stale request was aborted");
-    assert!(aborted >= superseded_at && aborted - superseded_at < 50.0);
-    // Past the stale answer (0.6 s after the old start).
-    sleep(600.0).await;
+    assert!(
+        (superseded_at..=next_task_at).contains(&aborted),
+        "the stale request's signal fired at {aborted} ms: not between the new start \
+         ({superseded_at} ms) and the next task ({next_task_at} ms)"
+    );
+    call_settled(&fetch_old, 0).await;
     let old_call = &calls(&fetch_old)[0];
     assert_eq!(
         old_call.settled.as_deref(),
@@ -908,10 +926,11 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
 // The cap, and timers that do not fire on time
 // ---------------------------------------------------------------------------------------------
 
-/// The per-attempt cap (0.3 s) is enforced for real: a response whose body never finishes,
-/// and a request whose headers never come, are both aborted at the cap and stop as a timed-out
-/// `transport_error` (not retried, although the budget has room), and the screen says the
-/// attempt took longer than its limit.
+/// The per-attempt cap (0.3 s) is enforced for real: a response whose body never finishes, a
+/// request whose headers never come, and an injected fetch whose promise never settles (not
+/// even when its signal aborts) are all aborted at the cap, never before, and stop as a
+/// timed-out `transport_error` (not retried, although the budget has room); the screen says the
+/// attempt took longer than its limit, and none of them keeps its action running.
 #[wasm_bindgen_test]
 async fn the_cap_aborts_a_slow_response() {
     let mut policy = scaled();
@@ -924,8 +943,13 @@ async fn the_cap_aborts_a_slow_response() {
         { "hang": "headers" },
         { "duration_s": 0.05, "status": 200, "body": list() }
     ]);
+    let never = json!([
+        { "hang": "headers", "ignore_abort": true },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
     let fetch_body = ScriptedFetch::new(&slow_body.to_string());
     let fetch_headers = ScriptedFetch::new(&no_headers.to_string());
+    let fetch_never = ScriptedFetch::new(&never.to_string());
     let run_body = start(
         "/palettes",
         &options(&policy, &fetch_body, &UpdateLog::new()),
@@ -934,11 +958,18 @@ async fn the_cap_aborts_a_slow_response() {
         "/palettes",
         &options(&policy, &fetch_headers, &UpdateLog::new()),
     );
+    let run_never = start(
+        "/palettes",
+        &options(&policy, &fetch_never, &UpdateLog::new()),
+    );
     let body = resolved(run_body).await;
     let headers = resolved(run_headers).await;
+    let never = resolved(run_never).await;
+    assert_clean();
     for (name, report, fetch, settled) in [
-        ("slow body", &body, &fetch_body, "body_aborted"),
-        ("no headers", &headers, &fetch_headers, "aborted"),
+        ("slow body", &body, &fetch_body, Some("body_aborted")),
+        ("no headers", &headers, &fetch_headers, Some("aborted")),
+        ("never settles", &never, &fetch_never, None),
     ] {
         assert_eq!(report["outcome"], "transport_error", "{name}");
         assert_eq!(report["attempts"], 1, "{name}");
@@ -946,10 +977,7 @@ async fn the_cap_aborts_a_slow_response() {
         let failure = &events(report, "failure")[0];
         assert_eq!(failure["error"], "timed_out", "{name}");
         let stop = num(&failure["at_s"]);
-        assert!(
-            (0.3..0.3 + TOLERANCE_S).contains(&stop),
-            "{name}: stopped at {stop}"
-        );
+        assert!(stop >= 0.3, "{name}: stopped at {stop} s, before the cap");
         assert_eq!(
             report["visible"][0], "Stopped: attempt 1 took longer than its 0.3-second limit.",
             "{name}"
@@ -957,15 +985,16 @@ async fn the_cap_aborts_a_slow_response() {
         let call = &calls(fetch)[0];
         let aborted_after = (call.aborted_ms.expect("aborted at the cap") - call.start_ms) / 1000.0;
         assert!(
-            (0.3 - ORIGIN_SLACK_S..0.3 + TOLERANCE_S).contains(&aborted_after),
-            "{name}: aborted {aborted_after} s after it started"
+            aborted_after >= 0.3 - ORIGIN_SLACK_S,
+            "{name}: aborted {aborted_after} s after it started, before the cap"
         );
-        assert_eq!(call.settled.as_deref(), Some(settled), "{name}");
+        assert_eq!(call.settled.as_deref(), settled, "{name}");
     }
     // Not retried: the budget had room for three more, and none went out.
     sleep(300.0).await;
     assert_eq!(fetch_body.count(), 1);
     assert_eq!(fetch_headers.count(), 1);
+    assert_eq!(fetch_never.count(), 1);
     assert_clean();
 }
 
@@ -1310,8 +1339,8 @@ async fn ended_actions_leave_nothing_behind() {
 // ---------------------------------------------------------------------------------------------
 
 /// `options` that share the service's blocks the way `share` says.
-fn sharing(share: &str, policy: &Value, fetch: &ScriptedFetch) -> Object {
-    let options = options(policy, fetch, &UpdateLog::new());
+fn sharing(share: &str, policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) -> Object {
+    let options = options(policy, fetch, log);
     set(&options, "share", &JsValue::from_str(share));
     options
 }
@@ -1338,10 +1367,12 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
     ] {
         let fetch_a = ScriptedFetch::new(&blocker.to_string());
         let fetch_b = ScriptedFetch::new(&other.to_string());
+        let log_a = UpdateLog::new();
         let t0 = now_ms();
-        let a = start(url, &sharing(share, &policy, &fetch_a));
-        let b = start(url, &sharing(share, &policy, &fetch_b));
-        sleep(400.0).await;
+        let a = start(url, &sharing(share, &policy, &fetch_a, &log_a));
+        let b = start(url, &sharing(share, &policy, &fetch_b, &UpdateLog::new()));
+        // A has been told of its 429, which it announced first.
+        told(&log_a, "receipt").await;
         let limits = to_json(&retry_budget::rate_limits());
         let listed = limits
             .as_array()
@@ -1362,18 +1393,16 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
                 second_b >= 1_050.0 - 5.0,
                 "{share}: B's retry at {second_b} ms, before the block ends"
             );
-            assert!(
-                second_b < 1_050.0 + 1_000.0 * TOLERANCE_S,
-                "{share}: B's retry at {second_b} ms"
-            );
             assert_eq!(waits, ["origin_block"], "{report_b}");
             assert_eq!(events(&report_b, "blocked").len(), 1, "{report_b}");
             let left = num(&listed.expect("the block is listed")["until_s"]);
-            assert!(left > 0.3 && left <= 0.7, "until_s {left}");
+            assert!(left > 0.0 && left <= 1.0, "until_s {left}");
         } else {
+            let second_a = calls(&fetch_a)[1].start_ms - t0;
             assert!(
-                second_b < 600.0,
-                "{share}: B's retry waited for another action: {second_b} ms"
+                second_b < second_a,
+                "{share}: B's retry at {second_b} ms waited for A's block (A retried at \
+                 {second_a} ms)"
             );
             assert_eq!(waits, ["server_seconds"], "{report_b}");
             assert!(listed.is_none(), "share none announces nothing: {limits}");
@@ -1401,16 +1430,17 @@ async fn an_action_pressed_while_blocked_waits_first_or_sends_nothing() {
     let mut policy = scaled();
     policy["budget_s"] = json!(4);
     let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let log_a = UpdateLog::new();
     let t0 = now_ms();
-    let a = start(url, &sharing("page", &policy, &fetch_a));
-    sleep(200.0).await;
+    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
+    told(&log_a, "receipt").await;
 
     let fetch_c = ScriptedFetch::new(&ok.to_string());
-    let c = start(url, &sharing("page", &policy, &fetch_c));
+    let c = start(url, &sharing("page", &policy, &fetch_c, &UpdateLog::new()));
     let mut tight = scaled();
     tight["budget_s"] = json!(1);
     let fetch_d = ScriptedFetch::new(&ok.to_string());
-    let d = start(url, &sharing("page", &tight, &fetch_d));
+    let d = start(url, &sharing("page", &tight, &fetch_d, &UpdateLog::new()));
 
     let report_d = resolved(d).await;
     assert_eq!(report_d["outcome"], "budget_exhausted", "{report_d}");
@@ -1467,42 +1497,58 @@ async fn jitter_spreads_starts_after_a_shared_block_never_before() {
     policy["budget_s"] = json!(4);
     policy["jitter_s"] = json!(0.6);
     let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let log_a = UpdateLog::new();
     let t0 = now_ms();
-    let a = start(url, &sharing("page", &policy, &fetch_a));
-    sleep(200.0).await;
+    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
+    told(&log_a, "receipt").await;
     let waiting: Vec<(ScriptedFetch, Promise)> = (0..6)
         .map(|_| {
             let fetch = ScriptedFetch::new(&ok.to_string());
-            let run = start(url, &sharing("page", &policy, &fetch));
+            let run = start(url, &sharing("page", &policy, &fetch, &UpdateLog::new()));
             (fetch, run)
         })
         .collect();
     let mut starts = Vec::new();
+    let mut jitters = Vec::new();
     for (fetch, run) in waiting {
         let report = resolved(run).await;
         assert_eq!(report["outcome"], "success", "{report}");
         let wait = events(&report, "wait")[0].clone();
         let jitter = num(&wait["jitter_s"]);
         assert!((0.0..=0.6).contains(&jitter), "jitter {jitter}");
+        assert!(
+            attempt_starts(&report)[0] >= num(&wait["until_s"]),
+            "a start before its jittered wait ended: {report}"
+        );
+        jitters.push(jitter);
         starts.push(calls(&fetch)[0].start_ms - t0);
     }
     resolved(a).await;
-    let (first, last) = starts
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(lo, hi), s| (lo.min(*s), hi.max(*s)));
+    let first = starts.iter().copied().fold(f64::MAX, f64::min);
     assert!(
         first >= 1_050.0 - 5.0,
         "a start before the block ended: {starts:?}"
     );
-    assert!(
-        last <= 1_050.0 + 600.0 + 1_000.0 * TOLERANCE_S,
-        "a start past the jitter: {starts:?}"
-    );
-    assert!(
-        last - first > 20.0,
-        "six draws gave one instant: {starts:?}"
-    );
+    let spread = jitters.iter().copied().fold(f64::MIN, f64::max)
+        - jitters.iter().copied().fold(f64::MAX, f64::min);
+    assert!(spread > 0.02, "six draws gave one instant: {jitters:?}");
     assert_clean();
+}
+
+/// The block `rateLimits()` lists for `origin`, once a message from another tab has brought it
+/// (a message is delivered in a task of its own: this waits for it, 2 s at most).
+async fn heard_of(origin: &str) -> Value {
+    for _ in 0..200 {
+        let limits = to_json(&retry_budget::rate_limits());
+        let listed = limits
+            .as_array()
+            .and_then(|all| all.iter().find(|l| l["origin"] == origin).cloned());
+        if let Some(listed) = listed {
+            return listed;
+        }
+        sleep(10.0).await;
+    }
+    panic!("the other tab's block of {origin} is never listed")
 }
 
 /// With `share: "tabs"`, a block another tab announces reaches this page: `rateLimits()` lists
@@ -1520,24 +1566,22 @@ async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
     let tab = OtherTab::new();
     let t0 = now_ms();
     tab.announce(origin, 800.0);
-    sleep(60.0).await;
-    let limits = to_json(&retry_budget::rate_limits());
-    let listed = limits
-        .as_array()
-        .expect("an array")
-        .iter()
-        .find(|l| l["origin"] == origin)
-        .cloned()
-        .unwrap_or_else(|| panic!("the other tab's block is listed: {limits}"));
+    let listed = heard_of(origin).await;
     let left = num(&listed["until_s"]);
-    assert!(left > 0.5 && left <= 0.75, "until_s {left}");
+    assert!(left > 0.0 && left <= 0.8, "until_s {left}");
     // While the block lasts, a tab that asks is told of it.
     tab.ask();
 
     let fetch_tabs = ScriptedFetch::new(&ok.to_string());
-    let tabs = start(url, &sharing("tabs", &policy, &fetch_tabs));
+    let tabs = start(
+        url,
+        &sharing("tabs", &policy, &fetch_tabs, &UpdateLog::new()),
+    );
     let fetch_page = ScriptedFetch::new(&ok.to_string());
-    let page = start(url, &sharing("page", &policy, &fetch_page));
+    let page = start(
+        url,
+        &sharing("page", &policy, &fetch_page, &UpdateLog::new()),
+    );
     let (report_tabs, report_page) = (resolved(tabs).await, resolved(page).await);
     assert_eq!(report_tabs["outcome"], "success", "{report_tabs}");
     assert_eq!(report_page["outcome"], "success", "{report_page}");
@@ -1547,9 +1591,10 @@ async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
         first_tabs >= 800.0 - 5.0,
         "the tabs action went at {first_tabs} ms, inside the block"
     );
-    assert!(
-        first_page < 300.0,
-        "a page-sharing action heard another tab: {first_page} ms"
+    assert_eq!(
+        kinds(&report_page),
+        ["start", "receipt", "stop"],
+        "a page-sharing action heard another tab: its request went at {first_page} ms"
     );
 
     let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");

@@ -570,6 +570,15 @@ impl Action {
         Action::begin(policy, blocked_until, draw, false)
     }
 
+    /// An action whose screen let go before it began (its signal was already aborted): it sent
+    /// nothing and waited for nothing, and its report says so: `user_left` at 0, no attempt.
+    pub fn abandoned(policy: Policy) -> Action {
+        let mut action = Action::idle(policy, true);
+        action.record(Event::Left { at: Duration::ZERO });
+        action.finish(StopCause::Left { in_flight: false });
+        action
+    }
+
     fn begin(
         policy: Policy,
         blocked_until: &[Duration],
@@ -577,7 +586,21 @@ impl Action {
         traced: bool,
     ) -> Result<(Action, Decision), PolicyError> {
         policy.validate()?;
-        let mut action = Action {
+        let mut action = Action::idle(policy, traced);
+        for until in blocked_until {
+            action.learn_block(Duration::ZERO, *until);
+        }
+        let first = if action.block.is_zero() {
+            action.start_attempt(Duration::ZERO)
+        } else {
+            action.begin_wait(0, None, draw)
+        };
+        Ok((action, first))
+    }
+
+    /// An action at elapsed zero that has done nothing yet (and is not running).
+    fn idle(policy: Policy, traced: bool) -> Action {
+        Action {
             policy,
             phase: Phase::Stopped,
             now: Duration::ZERO,
@@ -591,16 +614,7 @@ impl Action {
             announced: None,
             traced,
             scope: BlockScope::Site,
-        };
-        for until in blocked_until {
-            action.learn_block(Duration::ZERO, *until);
         }
-        let first = if action.block.is_zero() {
-            action.start_attempt(Duration::ZERO)
-        } else {
-            action.begin_wait(0, None, draw)
-        };
-        Ok((action, first))
     }
 
     /// A response to the attempt in flight was received at elapsed `now`. A response that is
@@ -1435,6 +1449,28 @@ mod tests {
             action.visible(),
             ["Waiting 4 s before attempt 1 of 3: the service asked every request under this rate limit to wait. 16 s of the budget left."]
         );
+    }
+
+    #[test]
+    fn an_action_abandoned_before_it_began_sent_nothing() {
+        let action = Action::abandoned(Policy::new());
+        assert_eq!(action.attempts(), 0);
+        assert_eq!(action.elapsed(), Duration::ZERO);
+        assert_eq!(
+            action.stopped(),
+            Some((Duration::ZERO, &StopCause::Left { in_flight: false }))
+        );
+        assert_eq!(
+            action.visible(),
+            [
+                "Stopped: you left this screen.",
+                "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
+                "No request was sent."
+            ]
+        );
+        let report = action.into_report();
+        assert_eq!(report.outcome, Some(Outcome::UserLeft));
+        assert_eq!(report.events.len(), 2);
     }
 
     #[test]

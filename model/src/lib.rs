@@ -28,6 +28,7 @@ pub mod retry_after;
 pub mod scenario;
 pub mod simulate;
 pub mod steps;
+pub mod structured;
 mod timing;
 pub mod utc;
 mod visible;

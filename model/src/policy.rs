@@ -333,22 +333,65 @@ pub struct PolicyInput {
 }
 
 /// A field of a [`PolicyInput`] (or of a scenario) that cannot be used: its name as the input
-/// spells it (`budget_s`, `retry_statuses[1]`) and what is wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// spells it (`budget_s`, `retry_statuses[1]`) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq)]
 pub struct FieldError {
     /// The field, as a path relative to the object it was read from.
     pub field: String,
-    /// What is wrong, in words.
-    pub message: String,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// What is wrong with a field. A number it names is kept as a number, so that each reader
+/// writes it as its input would (the browser module as JavaScript prints numbers, which also
+/// keeps Rust's float formatting out of what a page downloads).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// A number too large for any float (`1e999`): JSON's grammar allows it, a time cannot be it.
+    NotFinite,
+    /// A negative time or count.
+    Negative(f64),
+    /// A count or status that is not a whole number.
+    NotWhole(f64),
+    /// A whole number that is not an HTTP status.
+    NotStatus(u64),
+    /// A jitter draw outside [0, 1).
+    OutsideUnit(f64),
+    /// Anything else, in words.
+    Said(String),
 }
 
 impl FieldError {
-    /// An error about `field`.
+    /// An error about `field`, in words.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError::of(field, Problem::Said(message.into()))
+    }
+
+    /// An error about `field`.
+    pub fn of(field: impl Into<String>, problem: Problem) -> FieldError {
         FieldError {
             field: field.into(),
-            message: message.into(),
+            problem,
         }
+    }
+
+    /// What is wrong, in words, with each number written by `number`.
+    pub fn message_with(&self, number: impl Fn(f64) -> String) -> String {
+        match &self.problem {
+            Problem::NotFinite => {
+                "the number is not finite (too large for any time or count)".into()
+            }
+            Problem::Negative(x) => format!("{} is negative", number(*x)),
+            Problem::NotWhole(x) => format!("{} is not a whole number", number(*x)),
+            Problem::NotStatus(n) => format!("{n} is not an HTTP status (100-599)"),
+            Problem::OutsideUnit(x) => format!("{} is outside [0, 1)", number(*x)),
+            Problem::Said(words) => words.clone(),
+        }
+    }
+
+    /// What is wrong, in words, numbers as Rust writes them.
+    pub fn message(&self) -> String {
+        self.message_with(|x| x.to_string())
     }
 }
 
@@ -427,13 +470,10 @@ impl Number {
     pub fn seconds(self, field: &str) -> Result<Duration, FieldError> {
         let Number(x) = self;
         if !x.is_finite() {
-            return Err(FieldError::new(
-                field,
-                format!("{x} is not a finite number"),
-            ));
+            return Err(FieldError::of(field, Problem::NotFinite));
         }
         if x < 0.0 {
-            return Err(FieldError::new(field, format!("{x} is negative")));
+            return Err(FieldError::of(field, Problem::Negative(x)));
         }
         Ok(Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))
     }
@@ -442,14 +482,11 @@ impl Number {
     pub fn whole(self, field: &str) -> Result<u64, FieldError> {
         let Number(x) = self;
         if !x.is_finite() {
-            Err(FieldError::new(
-                field,
-                format!("{x} is not a finite number"),
-            ))
+            Err(FieldError::of(field, Problem::NotFinite))
         } else if x < 0.0 {
-            Err(FieldError::new(field, format!("{x} is negative")))
+            Err(FieldError::of(field, Problem::Negative(x)))
         } else if x.fract() != 0.0 {
-            Err(FieldError::new(field, format!("{x} is not a whole number")))
+            Err(FieldError::of(field, Problem::NotWhole(x)))
         } else {
             // A float-to-int `as` cast saturates, which is the meaning wanted for a huge count.
             Ok(x as u64)
@@ -462,18 +499,20 @@ impl Number {
         u16::try_from(whole)
             .ok()
             .filter(|s| (100..=599).contains(s))
-            .ok_or_else(|| {
-                FieldError::new(field, format!("{whole} is not an HTTP status (100-599)"))
-            })
+            .ok_or_else(|| FieldError::of(field, Problem::NotStatus(whole)))
     }
-}
 
-/// A number too large for any float (`1e999`): JSON's grammar allows it, a time cannot be it.
-pub fn not_finite(field: &str) -> FieldError {
-    FieldError::new(
-        field,
-        "the number is not finite (too large for any time or count)",
-    )
+    /// A jitter draw: in [0, 1).
+    pub fn draw(self, field: &str) -> Result<f64, FieldError> {
+        let Number(x) = self;
+        if !x.is_finite() {
+            Err(FieldError::of(field, Problem::NotFinite))
+        } else if !(0.0..1.0).contains(&x) {
+            Err(FieldError::of(field, Problem::OutsideUnit(x)))
+        } else {
+            Ok(x)
+        }
+    }
 }
 
 impl<'de> Deserialize<'de> for Number {

@@ -1,6 +1,6 @@
 //! The `RateLimit` response field of the IETF httpapi draft (draft-ietf-httpapi-ratelimit-headers,
 //! the `-10` syntax), read as `docs/rules.md` ("The RateLimit fields", rules 19 and 20) says:
-//! an RFC 9651 structured-field List, parsed by the `sfv` crate, whose members may carry `r`
+//! an RFC 9651 structured-field List ([`crate::structured`]), whose members may carry `r`
 //! (quota units remaining) and `t` (seconds until the quota is restored).
 //!
 //! On purpose more lenient than the draft: a member that is an Inner List, or whose `r` or `t`
@@ -12,9 +12,9 @@
 use core::time::Duration;
 
 use serde::ser::{Serialize, SerializeStruct, Serializer};
-use sfv::{BareItem, List, ListEntry, Parameters, Parser};
 
 use crate::report::secs_or_null;
+use crate::structured::{parse_list, Member};
 
 /// How a `RateLimit` field read, keeping the raw text so a page can show what the server sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -43,15 +43,13 @@ impl RateLimit {
     /// Reads a field value, exactly as written (several field lines joined with `", "`, as
     /// `Headers.get()` joins them).
     pub fn parse(raw: &str) -> RateLimit {
-        let raw = raw.to_owned();
-        let Ok(list) = Parser::new(&raw).parse::<List>() else {
-            return RateLimit::Invalid { raw };
+        let Some(list) = parse_list(raw) else {
+            return RateLimit::Invalid {
+                raw: raw.to_owned(),
+            };
         };
-        let spent = list.iter().filter_map(|entry| match entry {
-            ListEntry::Item(item) => reading(&item.params),
-            ListEntry::InnerList(_) => None,
-        });
-        match spent.max() {
+        let raw = raw.to_owned();
+        match list.iter().filter_map(reading).max() {
             Some(reset) => RateLimit::Exhausted { raw, reset },
             None => RateLimit::Remaining { raw },
         }
@@ -85,12 +83,13 @@ impl RateLimit {
 }
 
 /// A member's `t` when its `r` is 0; `None` when the member says nothing usable (rule 19's
-/// leniency: an absent, non-Integer or negative `r` or `t` makes the member ignored).
-fn reading(params: &Parameters) -> Option<Duration> {
-    let whole = |key: &str| match params.get(key) {
-        Some(BareItem::Integer(n)) => u64::try_from(i64::from(*n)).ok(),
-        _ => None,
-    };
+/// leniency: an Inner List, or an absent, non-Integer or negative `r` or `t`, makes the member
+/// ignored).
+fn reading(member: &Member) -> Option<Duration> {
+    if member.inner_list {
+        return None;
+    }
+    let whole = |key: &str| member.integer(key).and_then(|n| u64::try_from(n).ok());
     let (remaining, reset) = (whole("r")?, whole("t")?);
     (remaining == 0).then(|| Duration::from_secs(reset))
 }

@@ -15,7 +15,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::http_date::HttpDate;
-use crate::policy::{not_finite, FieldError, Number, Policy, PolicyInput, Whole};
+use crate::policy::{FieldError, Number, Policy, PolicyInput, Whole};
 use crate::utc::UtcTime;
 
 /// One scripted run: a policy, what each attempt gets, and when the user leaves.
@@ -283,7 +283,7 @@ pub fn parse_scenario(label: &str, value: &Value) -> Result<Scenario, ScenarioEr
         })?;
     input
         .check()
-        .map_err(|e| ScenarioError::new(label, &e.field, e.message))
+        .map_err(|e| ScenarioError::new(label, &e.field, e.message()))
 }
 
 /// serde's words for the JSON types, in JSON's own: an "array", not a "sequence"; an
@@ -325,7 +325,7 @@ fn under(parent: &str, field: &str) -> String {
 
 /// Prefixes a field error's path with `parent`.
 fn nested(parent: &str) -> impl Fn(FieldError) -> FieldError + '_ {
-    move |e| FieldError::new(under(parent, &e.field), e.message)
+    move |e| FieldError::of(under(parent, &e.field), e.problem)
 }
 
 impl ScenarioInput {
@@ -373,7 +373,7 @@ impl ScenarioInput {
             .unwrap_or_default()
             .into_iter()
             .enumerate())
-        .map(|(k, n)| draw(&format!("jitter_draws[{k}]"), n))
+        .map(|(k, n)| n.draw(&format!("jitter_draws[{k}]")))
         .collect::<Result<_, _>>()?;
         if let Some(key) = self
             .expect
@@ -515,15 +515,4 @@ pub fn seconds_list(field: &str, list: Vec<Number>) -> Result<Vec<Duration>, Fie
     (list.into_iter().enumerate())
         .map(|(k, n)| n.seconds(&format!("{field}[{k}]")))
         .collect()
-}
-
-/// A jitter draw, in [0, 1).
-fn draw(field: &str, Number(x): Number) -> Result<f64, FieldError> {
-    if !x.is_finite() {
-        Err(not_finite(field))
-    } else if !(0.0..1.0).contains(&x) {
-        Err(FieldError::new(field, format!("{x} is outside [0, 1)")))
-    } else {
-        Ok(x)
-    }
 }

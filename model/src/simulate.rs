@@ -14,6 +14,7 @@ use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};
 use crate::expect::mismatches;
 use crate::report::Report;
 use crate::scenario::{OriginBlock, Reply, Scenario, ScenarioError, ScriptedResponse};
+use crate::steps::Step;
 
 /// One scenario's entry in the replay output: its name, its report, and whether the run met
 /// the scenario's `expect` figures (`docs/rules.md`, "Replay output").
@@ -24,6 +25,8 @@ pub struct Replay {
     /// What the run did.
     #[serde(flatten)]
     pub report: Report,
+    /// The run as the step table's rows.
+    pub steps: Vec<Step>,
     /// Whether every expected figure was met; present only when the scenario had `expect`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expect_ok: Option<bool>,
@@ -42,6 +45,7 @@ pub fn simulate(scenario: &Scenario) -> Result<Replay, ScenarioError> {
         .map(|expect| mismatches(&report, expect));
     Ok(Replay {
         name: scenario.name.clone(),
+        steps: report.steps(),
         report,
         expect_ok: missed.as_ref().map(Vec::is_empty),
         expect_mismatches: missed.unwrap_or_default(),

@@ -312,16 +312,40 @@ fn span(from: Duration, to: Duration) -> String {
     format!("{}–{}", secs(from), secs(to))
 }
 
-/// Seconds as the table writes them: a whole number as it is, else at most two decimals; a
-/// saturated delay far beyond any budget as its magnitude.
+/// Seconds as the table writes them: a whole number as it is, else at most two decimals
+/// (rounded half up); from a million on (a saturated delay, far beyond any budget) as its
+/// magnitude, three significant digits. In integers: float formatting would cost every page
+/// that loads the module several kilobytes.
 pub fn secs(d: Duration) -> String {
-    let x = d.as_secs_f64();
-    if x >= 1e6 {
-        format!("{x:.2e}")
-    } else {
-        let text = format!("{x:.2}");
-        text.trim_end_matches('0').trim_end_matches('.').into()
+    let whole = d.as_secs();
+    if whole >= 1_000_000 {
+        return magnitude(whole);
     }
+    let hundredths = (u64::from(d.subsec_nanos()) + 5_000_000) / 10_000_000;
+    let (whole, hundredths) = if hundredths == 100 {
+        (whole + 1, 0)
+    } else {
+        (whole, hundredths)
+    };
+    match hundredths {
+        0 => whole.to_string(),
+        h if h % 10 == 0 => format!("{whole}.{}", h / 10),
+        h => format!("{whole}.{h:02}"),
+    }
+}
+
+/// `n` in scientific notation with three significant digits: 18446744073709551615 is
+/// "1.84e19". For `n` of at least 1000.
+fn magnitude(n: u64) -> String {
+    let digits = n.to_string();
+    let mut exponent = digits.len() - 1;
+    let first_four: u64 = digits[..4].parse().unwrap_or(0);
+    let mut mantissa = (first_four + 5) / 10;
+    if mantissa == 1000 {
+        mantissa = 100;
+        exponent += 1;
+    }
+    format!("{}.{:02}e{exponent}", mantissa / 100, mantissa % 100)
 }
 
 #[cfg(test)]
@@ -337,6 +361,9 @@ mod tests {
             (Duration::from_micros(2_013_400), "2.01"),
             (Duration::from_millis(999_996), "1000"),
             (Duration::from_secs(2_000_000), "2.00e6"),
+            (Duration::from_secs(9_996_000), "1.00e7"),
+            (Duration::from_millis(2_005), "2.01"),
+            (Duration::from_millis(2_999), "3"),
             (Duration::MAX, "1.84e19"),
         ];
         for (d, want) in cases {

@@ -156,6 +156,10 @@ impl Action {
             StopCause::Left { in_flight: true } => {
                 "The request in flight was abandoned; a late result will not be shown.".into()
             }
+            // Left before anything began: nothing to cancel.
+            StopCause::Left { in_flight: false } if self.attempts() == 0 && self.wait_time().is_zero() => {
+                no_retry.into()
+            }
             StopCause::Left { in_flight: false } => format!("The wait was cancelled. {no_retry}"),
             StopCause::Success | StopCause::NotRetryable { .. } | StopCause::Transport { .. } => {
                 String::new()

@@ -1,4 +1,4 @@
-//! The step table the model makes (`steps::steps`, carried by every report) reads as the
+//! The step table the model makes (`steps::steps`, carried by the replay output and the page's reports) reads as the
 //! source document's own tables: Schedule A and Schedule B, row by row.
 //!
 //! The document's rows are copied below as it prints them. Each of our rows must have the same
@@ -77,7 +77,7 @@ fn rows(name: &str) -> Vec<Step> {
         .map(|s| s.expect("valid"))
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("no scenario {name}"));
-    simulate(&scenario).expect("runs").report.steps
+    simulate(&scenario).expect("runs").steps
 }
 
 /// "Three seconds" as the table writes it: "3 s".

@@ -4,7 +4,7 @@
 //!
 //! The test carries no copy of the rules: what the page must show comes from the model's own
 //! report of the same scenario, run natively (`simulate(..).report`): its step rows
-//! (`report.steps`), its visible headline, and its stop's cause. The model's table on the page
+//! (`report.steps()`), its visible headline, and its stop's cause. The model's table on the page
 //! must be those rows exactly; the live table must have the same words, and numbers no further
 //! than `LIVE_TOLERANCE_S` from the model's (its times are measured). A transport fault is
 //! compared with the model of its base scenario with that response turned into a network
@@ -85,7 +85,7 @@ fn cases() -> Vec<Case> {
 /// The model's step rows, as the page's cells.
 fn rows(report: &Report) -> Vec<[String; 4]> {
     report
-        .steps
+        .steps()
         .iter()
         .map(
             |Step {
@@ -119,7 +119,7 @@ fn stop_label(report: &Report) -> Option<String> {
 /// The refused wait's label on the timeline: the model's last decision.
 fn refused_label(report: &Report) -> Option<String> {
     refuses(report)
-        .then(|| report.steps.last().map(|s| s.decision.clone()))
+        .then(|| report.steps().last().map(|s| s.decision.clone()))
         .flatten()
 }
 

@@ -15,7 +15,7 @@ pub fn render_entry(entry: &Result<Replay, (String, String)>) -> String {
 /// The schedule, the figures, the visible lines and whether `expect` was met.
 fn render(replay: &Replay) -> String {
     let report = &replay.report;
-    let mut out = format!("{}\n{}", replay.name, grid(&report.steps));
+    let mut out = format!("{}\n{}", replay.name, grid(&replay.steps));
     out.push_str(&format!(
         "Elapsed {} s = requests {} s + waits {} s. Attempts: {}.\n",
         secs(report.elapsed_s.0),
