@@ -90,10 +90,11 @@ pub struct Slot {
 }
 
 /// What happens at an event: a page arrives, a request reaches the service or its response
-/// the client, or a widget's timer fires (when it is still the one armed).
+/// the client, or a widget's timer fires (when it is still the one armed). Pages are numbered
+/// in the order they arrive, as their widgets are: page `p` holds widgets `p * widgets ..`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
-    Arrive(u32),
+    Arrive,
     Reach(u32),
     Receive(u32),
     Timer(u32),
@@ -142,6 +143,7 @@ struct Sim {
     seq: u64,
     /// The `Retry-After` text of the response being received.
     header: String,
+    /// Each page's block, by arrival number: the latest end its widgets were told of.
     page_block: Vec<u64>,
     run: Run,
 }
@@ -157,6 +159,12 @@ pub fn arrivals(s: &Scenario) -> Vec<u64> {
 
 /// Runs `kind` against a fresh service with the scenario's arrivals.
 pub fn run(s: &Scenario, kind: Kind) -> Run {
+    run_arrivals(s, kind, &arrivals(s))
+}
+
+/// Runs `kind` against a fresh service with the pages arriving at `times` (nanoseconds from
+/// the start, one per page, in any order).
+pub fn run_arrivals(s: &Scenario, kind: Kind, times: &[u64]) -> Run {
     let mut sim = Sim {
         kind,
         widgets: s.widgets,
@@ -166,15 +174,15 @@ pub fn run(s: &Scenario, kind: Kind) -> Run {
         heap: BinaryHeap::new(),
         seq: 0,
         header: String::new(),
-        page_block: vec![0; s.pages as usize],
+        page_block: vec![0; times.len()],
         run: Run {
             slots: Vec::with_capacity((s.pages * s.widgets) as usize),
             requests: Vec::with_capacity((s.pages * s.widgets * 3) as usize),
             early_sends: 0,
         },
     };
-    for (page, at) in arrivals(s).into_iter().enumerate() {
-        sim.push(at, Ev::Arrive(page as u32));
+    for &at in times {
+        sim.push(at, Ev::Arrive);
     }
     while let Some(Entry { at, ev, .. }) = sim.heap.pop() {
         sim.step(at, ev);
@@ -204,7 +212,7 @@ impl Sim {
 
     fn step(&mut self, now: u64, ev: Ev) {
         match ev {
-            Ev::Arrive(page) => self.arrive(now, page),
+            Ev::Arrive => self.arrive(now),
             Ev::Reach(req) => self.reach(now, req),
             Ev::Receive(req) => self.receive(now, req),
             Ev::Timer(id) if self.run.slots[id as usize].timer == now => self.timer(now, id),
@@ -212,10 +220,12 @@ impl Sim {
         }
     }
 
-    fn arrive(&mut self, now: u64, page: u32) {
+    /// The next page arrives: its widgets start, knowing what their page was told (nothing,
+    /// as it is new).
+    fn arrive(&mut self, now: u64) {
         for _ in 0..self.widgets {
             let id = self.run.slots.len() as u32;
-            let blocked = self.page_block[page as usize].saturating_sub(now);
+            let blocked = self.page_block[(id / self.widgets) as usize].saturating_sub(now);
             let draw = self.rng.unit();
             let (client, first) = match self.kind {
                 Kind::Ours { policy, share } => {
@@ -450,5 +460,43 @@ impl Step {
                 data: outcome == Outcome::Success,
             },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two pages of two widgets against a window of one request per 10 s, each response
+    /// exactly 100 ms (50 ms each way), page 1 arriving at 0 and page 0 at 1 s.
+    ///
+    /// Page 1: both widgets send at 0 and reach the service at 50 ms; the first is admitted,
+    /// the second refused with `Retry-After: 10` (9.95 s to the window's end, rounded up), read
+    /// at 100 ms: a block until 10.1 s, for page 1. Page 0 arrives at 1 s and nobody has told
+    /// it anything: both its widgets send at once and reach the service at 1.05 s. (Before the
+    /// fix, page 0 read the block of whichever page had arrived first, page 1's, and waited
+    /// until 10.1 s.)
+    #[test]
+    fn a_page_shares_no_block_with_a_page_that_arrived_before_it() {
+        let s = Scenario {
+            pages: 2,
+            widgets: 2,
+            arrive_over_s: 0.0,
+            limiter: Limiter::Window {
+                limit: 1,
+                window_s: 10,
+            },
+            retry_after: RetryAfterMode::Seconds,
+            response_ms: (100, 100),
+            seed: 1,
+        };
+        let kind = Kind::Ours {
+            policy: Policy::new(),
+            share: true,
+        };
+        let run = run_arrivals(&s, kind, &[NS, 0]);
+        let reached = |at: u64| run.requests.iter().filter(|r| r.arrive == at).count();
+        assert_eq!(reached(50_000_000), 2, "page 1 sends at 0");
+        assert_eq!(reached(1_050_000_000), 2, "page 0 sends at its arrival");
     }
 }
