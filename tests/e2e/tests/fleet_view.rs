@@ -26,13 +26,13 @@ const INPUTS: [(&str, &str); 8] = [
     ("fleet-seed", "42"),
 ];
 
-/// The same scenario for the native library.
+/// The same scenario for the native library, as JSON.
 fn native() -> Value {
     let options = fleet::Options {
         pages: 400,
         widgets: 3,
         arrive_over_s: 2.0,
-        window_limiter: true,
+        limiter: fleet::LimiterKind::Window,
         limit: 60,
         window_s: 2,
         retry_after: fleet::service::RetryAfterMode::Date,
@@ -40,8 +40,7 @@ fn native() -> Value {
         ..fleet::Options::default()
     };
     let scenario = options.scenario().expect("a valid scenario");
-    let text = fleet::simulate(&scenario).to_json().to_text();
-    serde_json::from_str(&text).expect("the library's JSON")
+    serde_json::to_value(fleet::simulate(&scenario).report()).expect("the library's report")
 }
 
 /// Types `inputs` into the view's inputs (a select's `change` shows its inputs).
