@@ -245,7 +245,11 @@ async fn responsive_through_a_million(client: &Client, browser: Browser) {
         ("fleet-seed", "1"),
     ];
     fill(client, &million).await;
-    let before = js(client, "return document.getElementById('fleet-log').checked").await;
+    let before = js(
+        client,
+        "return document.getElementById('fleet-log').checked",
+    )
+    .await;
     click(client, "fleet-run").await.expect("Run the fleet");
     let probe = js(
         client,
@@ -258,7 +262,10 @@ async fn responsive_through_a_million(client: &Client, browser: Browser) {
          }, 0));",
     )
     .await;
-    println!("{} a million widgets, while running: {probe}", browser.name());
+    println!(
+        "{} a million widgets, while running: {probe}",
+        browser.name()
+    );
     assert_eq!(probe["atTimer"], "running", "{probe}");
     assert_eq!(probe["afterClick"], "running", "{probe}");
     assert_ne!(probe["checked"], before, "the click was handled: {probe}");
