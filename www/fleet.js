@@ -26,7 +26,7 @@ const INPUTS = [
 const SMALL = { pages: 1000, widgets: 3, arriveOver: 0, limiter: "bucket", rate: 50, burst: 100, limit: 100, window: 1, retryAfter: "seconds", seed: 1 };
 /** The command's default burst scenario, which is also what an absent option takes (the
  *  network's and the service's options have no inputs here: latency 100 ms, tail 0.1, serve
- *  10,000 requests a second). */
+ *  100,000 requests a second). */
 const BURST = { ...SMALL, pages: 10000, rate: 500, burst: 1000, limit: 1000 };
 
 /** The table's rows: label, the figure's path in a policy's result, and how it is written. */

@@ -35,7 +35,7 @@ export interface FleetOptions {
   latency?: number;
   /** The weight of the round trips' slow tail, 0 to 100: one round trip in 1 + x takes longer than latency × (1 + tail × x); 0 for none. Default 0.1. */
   tail?: number;
-  /** The most requests the service answers per second, 429s included, a whole number from 1 to 1e9; more wait their turn. Default 10000. */
+  /** The most requests the service answers per second, 429s included, a whole number from 1 to 1e9; more wait their turn. Default 100000. */
   serve?: number;
   /** The seed, a whole number from 0 to 2^53 - 1: the same seed gives the same figures. Default 1. */
   seed?: number;

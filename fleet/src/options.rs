@@ -173,7 +173,7 @@ impl Default for Options {
 impl Options {
     /// The default burst scenario: 10,000 pages of 3 widgets at once against a bucket of rate
     /// 500 and burst 1,000, `Retry-After` in seconds, round trips of 100 ms with a tail of
-    /// 0.1, and a service that answers at most 10,000 requests a second.
+    /// 0.1, and a service that answers at most 100,000 requests a second.
     pub const DEFAULT: Options = Options {
         pages: 10_000,
         widgets: 3,
@@ -186,7 +186,7 @@ impl Options {
         retry_after: RetryAfterMode::Seconds,
         latency_ms: 100,
         tail: 0.1,
-        serve: 10_000,
+        serve: 100_000,
         seed: 1,
     };
 
@@ -345,7 +345,7 @@ mod tests {
         );
         assert_eq!(
             (s.network.latency_ms, s.network.tail, s.serve),
-            (100, 0.1, 10_000)
+            (100, 0.1, 100_000)
         );
     }
 
