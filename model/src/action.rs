@@ -674,11 +674,12 @@ impl Action {
         if let (Some(until), true) = (self.announced, self.policy.retries(status)) {
             self.block = self.block.max(until);
         }
-        self.record_receipt(now, attempt, status, &timing);
+        let next = timing.next;
+        self.record_receipt(now, attempt, status, timing);
         if let Some(cause) = cause {
             return self.finish(cause);
         }
-        let (source, delay) = match timing.next {
+        let (source, delay) = match next {
             ServerDelay::Usable(source, delay) => (source, delay),
             ServerDelay::Untrusted(evidence) => {
                 return self.finish(StopCause::ClockUntrusted { evidence })
@@ -693,21 +694,23 @@ impl Action {
         self.begin_wait(attempt, Some(own), draw)
     }
 
-    /// Records a receipt: its event, and the last response.
-    fn record_receipt(&mut self, at: Duration, attempt: u32, status: u16, timing: &Timing) {
-        self.record(Event::Receipt {
-            at,
-            attempt,
-            status,
-            retry_after: timing.retry_after.clone(),
-            ratelimit: timing.ratelimit.clone(),
-        });
+    /// Records a receipt: its event (when the action keeps a trace), and the last response.
+    fn record_receipt(&mut self, at: Duration, attempt: u32, status: u16, timing: Timing) {
+        if self.traced {
+            self.events.push(Event::Receipt {
+                at,
+                attempt,
+                status,
+                retry_after: timing.retry_after.clone(),
+                ratelimit: timing.ratelimit.clone(),
+            });
+        }
         self.last_response = Some(LastResponse {
             attempt,
             status,
             at,
-            retry_after: timing.retry_after.clone(),
-            ratelimit: timing.ratelimit.clone(),
+            retry_after: timing.retry_after,
+            ratelimit: timing.ratelimit,
         });
     }
 
