@@ -244,7 +244,7 @@ async function load() {
       policy: scenario.policy,
       signal: controller.signal,
       screen: SCREEN,
-      timerLateBy_s: scenario.timer_late_by_s ?? [],
+      testOnlyTimerLateBy_s: scenario.timer_late_by_s ?? [],
       onUpdate(update) {
         if (!owns()) return;
         for (const e of update.events) {

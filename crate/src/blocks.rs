@@ -290,8 +290,9 @@ fn storage() -> Option<Storage> {
     member(&global(), "localStorage").and_then(|s| s.dyn_into::<Storage>().ok())
 }
 
-/// The stored blocks still in force, `{ scope: until_ms }`. Anything unreadable, ended or not
-/// a finite time is dropped; a store that is not a JSON object is removed whole.
+/// The stored blocks still in force, `{ scope: until_ms }`. Entries that ended, or whose time
+/// is not a finite number, are dropped from the store; a store that is not a JSON object is
+/// removed whole.
 fn stored(storage: &Storage) -> Object {
     let kept = Object::new();
     let Some(text) = storage.get_item(STORED).ok().flatten() else {
@@ -305,7 +306,8 @@ fn stored(storage: &Storage) -> Object {
         return kept;
     };
     let now = shared_now_ms();
-    for entry in Object::entries(parsed.unchecked_ref()).iter() {
+    let entries = Object::entries(parsed.unchecked_ref());
+    for entry in entries.iter() {
         let pair: js_sys::Array = entry.unchecked_into();
         if let Some(until) = pair.get(1).as_f64().filter(|u| u.is_finite() && *u > now) {
             set(
@@ -315,7 +317,19 @@ fn stored(storage: &Storage) -> Object {
             );
         }
     }
+    if Object::keys(&kept).length() < entries.length() {
+        keep(storage, &kept);
+    }
     kept
+}
+
+/// Writes `kept` as the store, or removes the store when nothing is left in it.
+fn keep(storage: &Storage, kept: &Object) {
+    if Object::keys(kept).length() == 0 {
+        let _ = storage.remove_item(STORED);
+    } else if let Ok(text) = JSON::stringify(kept) {
+        let _ = storage.set_item(STORED, &String::from(text));
+    }
 }
 
 /// Reads the blocks earlier pages stored, as blocks from tabs.
@@ -336,7 +350,5 @@ fn store(scope: &str, until_ms: f64) {
     let kept = stored(&storage);
     let known = member(&kept, scope).and_then(|u| u.as_f64()).unwrap_or(0.0);
     set(&kept, scope, &JsValue::from_f64(known.max(until_ms)));
-    if let Ok(text) = JSON::stringify(&kept) {
-        let _ = storage.set_item(STORED, &String::from(text));
-    }
+    keep(&storage, &kept);
 }

@@ -17,6 +17,7 @@ use js_sys::{Function, Object, Promise, Reflect};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::AbortController;
@@ -27,6 +28,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 extern "C" {
     #[wasm_bindgen(js_name = nowMs)]
     fn now_ms() -> f64;
+    #[wasm_bindgen(js_name = sharedNowMs)]
+    fn shared_now_ms() -> f64;
 
     type OtherTab;
     #[wasm_bindgen(constructor)]
@@ -183,11 +186,9 @@ fn options(policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) -> Object {
     options
 }
 
-/// Starts one action. The synchronous part must accept these options.
+/// Starts one action.
 fn start(url: &str, options: &Object) -> Promise {
-    retry_budget::fetch_with_budget(JsValue::from_str(url), Some(options.clone()))
-        .map_err(JsValue::from)
-        .expect("fetchWithBudget accepts the options")
+    retry_budget::fetch_with_budget(JsValue::from_str(url), options.clone().into())
 }
 
 /// Awaits an action: `Ok(report)` when it resolves, `Err({is_error, name, message, report})`
@@ -222,11 +223,13 @@ async fn left(promise: Promise) -> Value {
     }
 }
 
-/// A synchronous refusal: the thrown value as `{is_error, name, message}`.
-fn refused(url: JsValue, options: &Object) -> Value {
-    match retry_budget::fetch_with_budget(url, Some(options.clone())) {
-        Ok(_) => panic!("fetchWithBudget accepted options it should refuse"),
-        Err(error) => serde_json::from_str(&describe_error(&JsValue::from(error))).expect("desc"),
+/// A refusal of the arguments: the promise rejects (it never throws), with the error as
+/// `{is_error, name, message}`.
+async fn refused(url: JsValue, options: &Object) -> Value {
+    let promise = retry_budget::fetch_with_budget(url, options.clone().into());
+    match settle(promise).await {
+        Ok(report) => panic!("fetchWithBudget accepted options it should refuse: {report}"),
+        Err(error) => error,
     }
 }
 
@@ -1182,8 +1185,9 @@ async fn a_non_get_is_refused_and_nothing_is_sent() {
     for method in ["POST", "put", "DELETE", "PATCH"] {
         let opts = options(&scaled(), &fetch, &UpdateLog::new());
         set(&opts, "method", &JsValue::from_str(method));
-        let error = refused(JsValue::from_str("/palettes"), &opts);
+        let error = refused(JsValue::from_str("/palettes"), &opts).await;
         assert_eq!(error["is_error"], true, "{method}: {error}");
+        assert_eq!(error["name"], "TypeError", "{method}: {error}");
         let message = error["message"].as_str().expect("message");
         assert!(message.contains("reads only"), "{method}: {message}");
         assert!(message.contains("GET"), "{method}: {message}");
@@ -1224,9 +1228,27 @@ async fn bad_options_give_clear_errors() {
             "options.policy.attempt_cap_s",
         ),
         (
-            "a typo",
+            "a typo in the policy",
             options(&json!({ "budget": 5 }), &fetch, &UpdateLog::new()),
-            "options.policy.budget: unknown field",
+            "unknown policy field \"budget\"",
+        ),
+        (
+            "a typo in the options (a misspelt signal loses the caller's abort)",
+            {
+                let o = options(&scaled(), &fetch, &UpdateLog::new());
+                set(
+                    &o,
+                    "signla",
+                    &AbortController::new().expect("controller").signal(),
+                );
+                o
+            },
+            "unknown option \"signla\"; the options are policy, signal,",
+        ),
+        (
+            "a number where a number of seconds belongs, written as a string",
+            options(&json!({ "budget_s": "20" }), &fetch, &UpdateLog::new()),
+            "options.policy.budget_s must be a number, not string",
         ),
         (
             "negative",
@@ -1262,8 +1284,12 @@ async fn bad_options_give_clear_errors() {
         ),
     ];
     for (name, opts, needle) in cases {
-        let error = refused(JsValue::from_str("/palettes"), &opts);
+        let error = refused(JsValue::from_str("/palettes"), &opts).await;
         assert_eq!(error["is_error"], true, "{name}: {error}");
+        assert!(
+            error["name"] == "TypeError" || error["name"] == "RangeError",
+            "{name}: {error}"
+        );
         let message = error["message"].as_str().expect("message");
         assert!(
             message.contains(needle),
@@ -1273,7 +1299,8 @@ async fn bad_options_give_clear_errors() {
     let error = refused(
         JsValue::from_f64(7.0),
         &options(&scaled(), &fetch, &UpdateLog::new()),
-    );
+    )
+    .await;
     assert!(
         error["message"].as_str().expect("message").contains("URL"),
         "{error}"
@@ -1320,9 +1347,13 @@ async fn ended_actions_leave_nothing_behind() {
         .expect_err("an aborted signal rejects");
     assert_eq!(error["is_error"], true, "{error}");
     assert_eq!(error["name"], "AbortError", "{error}");
-    if !error["report"].is_null() {
-        assert_eq!(error["report"]["outcome"], "user_left", "{error}");
-    }
+    // Its report is there all the same, and says nothing was sent.
+    assert_eq!(error["report"]["outcome"], "user_left", "{error}");
+    assert_eq!(error["report"]["attempts"], 0, "{error}");
+    assert_eq!(
+        error["report"]["visible"][2], "No request was sent.",
+        "{error}"
+    );
 
     assert_eq!(resolved(run_ok).await["outcome"], "success");
     assert_eq!(resolved(run_stop).await["outcome"], "not_retryable");
@@ -1335,7 +1366,7 @@ async fn ended_actions_leave_nothing_behind() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shared origin blocks (scenario-format.md, section 4)
+// Shared blocks (docs/rules.md, rules 13-18)
 // ---------------------------------------------------------------------------------------------
 
 /// `options` that share the service's blocks the way `share` says.
@@ -1378,7 +1409,7 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
             .as_array()
             .expect("an array")
             .iter()
-            .find(|l| url.starts_with(l["origin"].as_str().unwrap_or("?")))
+            .find(|l| url.starts_with(l["scope"].as_str().unwrap_or("?")))
             .cloned();
         let (report_a, report_b) = (resolved(a).await, resolved(b).await);
         assert_eq!(report_a["outcome"], "success", "{share}: {report_a}");
@@ -1542,7 +1573,7 @@ async fn heard_of(origin: &str) -> Value {
         let limits = to_json(&retry_budget::rate_limits());
         let listed = limits
             .as_array()
-            .and_then(|all| all.iter().find(|l| l["origin"] == origin).cloned());
+            .and_then(|all| all.iter().find(|l| l["scope"] == origin).cloned());
         if let Some(listed) = listed {
             return listed;
         }
@@ -1604,8 +1635,247 @@ async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
             .as_array()
             .expect("messages")
             .iter()
-            .any(|m| m["origin"] == origin),
+            .any(|m| m["scope"] == origin),
         "an asking tab is told the blocks in force: {heard}"
     );
+    assert_clean();
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a block covers: its status, its scope, its page, and the pages that come later
+// ---------------------------------------------------------------------------------------------
+
+/// The origin's `localStorage`, where blocks shared with tabs are kept for later pages.
+fn storage() -> web_sys::Storage {
+    Reflect::get(&js_sys::global(), &JsValue::from_str("localStorage"))
+        .expect("localStorage")
+        .unchecked_into()
+}
+
+/// The key the module keeps those blocks under.
+const STORED: &str = "retry-budget:blocks";
+
+/// The first request of an action pressed while `url`'s origin may be blocked, in ms from `t0`.
+async fn first_request_ms(url: &str, share: &str, scope: Option<&str>, t0: f64) -> f64 {
+    let ok = json!([{ "duration_s": 0.02, "status": 200, "body": list() }]);
+    let fetch = ScriptedFetch::new(&ok.to_string());
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    let opts = sharing(share, &policy, &fetch, &UpdateLog::new());
+    if let Some(scope) = scope {
+        set(&opts, "scope", &JsValue::from_str(scope));
+    }
+    let report = resolved(start(url, &opts)).await;
+    assert_eq!(report["outcome"], "success", "{report}");
+    calls(&fetch)[0].start_ms - t0
+}
+
+/// Rule 13: only a status the policy retries announces its Retry-After. A 200 and a 503 that
+/// carry `Retry-After: 1` block nobody: an action pressed right after goes at once.
+#[wasm_bindgen_test]
+async fn a_retry_after_on_a_status_not_retried_blocks_nobody() {
+    for (status, url) in [
+        (200, "http://status-200.invalid/palettes"),
+        (503, "http://status-503.invalid/palettes"),
+    ] {
+        let answer = json!([{ "duration_s": 0.02, "status": status,
+                              "headers": { "Retry-After": "1" }, "body": list() }]);
+        let fetch = ScriptedFetch::new(&answer.to_string());
+        let first = start(url, &sharing("page", &scaled(), &fetch, &UpdateLog::new()));
+        resolved(first).await;
+        let t0 = now_ms();
+        let went = first_request_ms(url, "page", None, t0).await;
+        assert!(went < 500.0, "{status}: the next action waited {went} ms");
+        let limits = to_json(&retry_budget::rate_limits());
+        assert!(
+            !limits
+                .to_string()
+                .contains(&url[..url.len() - "/palettes".len()]),
+            "{status} is listed as a block: {limits}"
+        );
+    }
+    assert_clean();
+}
+
+/// A block on one scope never delays another scope of the same origin, and holds back the
+/// actions that name the same scope.
+#[wasm_bindgen_test]
+async fn a_block_on_one_scope_never_delays_another() {
+    let url = "http://scopes.invalid/search";
+    let limited = json!([
+        { "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.02, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&limited.to_string());
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    let opts = sharing("page", &policy, &fetch, &UpdateLog::new());
+    set(&opts, "scope", &JsValue::from_str("search"));
+    let log = UpdateLog::new();
+    set(&opts, "onUpdate", &log.on_update());
+    let searching = start(url, &opts);
+    told(&log, "receipt").await;
+    let t0 = now_ms();
+    let palettes = first_request_ms("http://scopes.invalid/palettes", "page", None, t0).await;
+    assert!(
+        palettes < 500.0,
+        "the origin's scope waited {palettes} ms for the search block"
+    );
+    let t1 = now_ms();
+    let search = first_request_ms(url, "page", Some("search"), t1).await;
+    assert!(
+        search >= 700.0,
+        "the search scope went after {search} ms, inside its block"
+    );
+    let limits = to_json(&retry_budget::rate_limits());
+    assert!(
+        limits
+            .as_array()
+            .expect("array")
+            .iter()
+            .all(|l| l["scope"] != "http://scopes.invalid"),
+        "the origin is listed as blocked: {limits}"
+    );
+    assert_eq!(resolved(searching).await["outcome"], "success");
+    assert_clean();
+}
+
+/// A block learned with `share: "page"` never leaves its page: a tab that asks is not told of
+/// it, and nothing is kept for later pages. One learned with `"tabs"` is told and kept.
+#[wasm_bindgen_test]
+async fn a_page_only_block_never_leaves_the_page() {
+    to_json(&retry_budget::rate_limits());
+    let tab = OtherTab::new();
+    for (share, url) in [
+        ("page", "http://page-only.invalid/palettes"),
+        ("tabs", "http://for-tabs.invalid/palettes"),
+    ] {
+        let answer = json!([
+            { "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "1" } },
+            { "duration_s": 0.02, "status": 200, "body": list() }
+        ]);
+        let fetch = ScriptedFetch::new(&answer.to_string());
+        let log = UpdateLog::new();
+        let mut policy = scaled();
+        policy["budget_s"] = json!(4);
+        let action = start(url, &sharing(share, &policy, &fetch, &log));
+        told(&log, "receipt").await;
+        tab.ask();
+        sleep(100.0).await;
+        let scope = &url[..url.len() - "/palettes".len()];
+        let heard = tab.heard_json();
+        let kept = storage()
+            .get_item(STORED)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if share == "page" {
+            assert!(
+                !heard.contains(scope),
+                "a page-only block reached a tab: {heard}"
+            );
+            assert!(!kept.contains(scope), "a page-only block was kept: {kept}");
+        } else {
+            assert!(heard.contains(scope), "a tabs block was not told: {heard}");
+            assert!(kept.contains(scope), "a tabs block was not kept: {kept}");
+        }
+        resolved(action).await;
+    }
+    tab.close();
+    assert_clean();
+}
+
+/// A page that loads during a block shared with tabs (a reload, a new tab) still waits for it:
+/// the block is read from `localStorage`, as an earlier page wrote it. `rateLimits()` lists it,
+/// a page-sharing action does not hear it, and stored entries that ended or cannot be read are
+/// forgotten.
+#[wasm_bindgen_test]
+async fn blocks_shared_with_tabs_survive_a_reload() {
+    let url = "http://reloaded.invalid/palettes";
+    let scope = "http://reloaded.invalid";
+    let shared_now = shared_now_ms();
+    let kept = json!({ scope: shared_now + 800.0, "http://ended.invalid": shared_now - 5.0 });
+    storage()
+        .set_item(STORED, &kept.to_string())
+        .expect("stored");
+    let t0 = now_ms();
+    let listed = heard_of(scope).await;
+    assert!(num(&listed["until_s"]) <= 0.8, "{listed}");
+    let page = first_request_ms(url, "page", None, t0).await;
+    assert!(
+        page < 500.0,
+        "a page-sharing action heard a stored block: {page} ms"
+    );
+    let tabs = first_request_ms(url, "tabs", None, t0).await;
+    assert!(
+        tabs >= 800.0 - 50.0,
+        "the tabs action went at {tabs} ms, inside the stored block"
+    );
+    let after = storage()
+        .get_item(STORED)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(
+        !after.contains("ended.invalid"),
+        "an ended block is still kept: {after}"
+    );
+
+    storage().set_item(STORED, "{not json").expect("stored");
+    assert!(to_json(&retry_budget::rate_limits())
+        .as_array()
+        .expect("array")
+        .iter()
+        .all(|l| l["scope"] != "http://corrupt.invalid"),);
+    assert_eq!(
+        storage().get_item(STORED).ok().flatten(),
+        None,
+        "a corrupt store is removed"
+    );
+    storage().remove_item(STORED).expect("cleared");
+    assert_clean();
+}
+
+/// Rule 19: with `policy.ratelimit_fields`, a 429 with no Retry-After but `RateLimit:
+/// "default";r=0;t=1` is retried 1 s after its receipt, not at the fallback (0.1 s); without
+/// the option the field is not read and the fallback applies.
+#[wasm_bindgen_test]
+async fn a_ratelimit_field_is_waited_for_as_a_server_delay() {
+    let answers = json!([
+        { "duration_s": 0.02, "status": 429, "headers": { "RateLimit": "\"default\";r=0;t=1" } },
+        { "duration_s": 0.02, "status": 200, "body": list() }
+    ]);
+    for read in [true, false] {
+        let fetch = ScriptedFetch::new(&answers.to_string());
+        let mut policy = scaled();
+        policy["budget_s"] = json!(4);
+        policy["ratelimit_fields"] = json!(read);
+        let report = resolved(start(
+            "/palettes",
+            &options(&policy, &fetch, &UpdateLog::new()),
+        ))
+        .await;
+        assert_eq!(report["outcome"], "success", "{report}");
+        let all = calls(&fetch);
+        let gap = all[1].start_ms - all[0].settled_ms.expect("the 429 settled");
+        let wait = events(&report, "wait")[0].clone();
+        if read {
+            assert!(
+                gap >= 1_000.0 - 5.0,
+                "retried {gap} ms after the 429, before t=1"
+            );
+            assert_eq!(wait["source"], "ratelimit", "{report}");
+            let field = &events(&report, "receipt")[0]["ratelimit"];
+            assert_eq!(field["kind"], "exhausted", "{report}");
+            assert_eq!(field["reset_s"], 1, "{report}");
+        } else {
+            assert!(gap < 900.0, "the unread field was waited for: {gap} ms");
+            assert_eq!(wait["source"], "fallback_missing", "{report}");
+            assert!(
+                events(&report, "receipt")[0].get("ratelimit").is_none(),
+                "{report}"
+            );
+        }
+    }
     assert_clean();
 }

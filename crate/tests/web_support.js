@@ -10,6 +10,11 @@ const originalClearTimeout = globalThis.clearTimeout;
 const realSetTimeout = (handler, ms) => originalSetTimeout.call(globalThis, handler, ms);
 const realClearTimeout = (id) => originalClearTimeout.call(globalThis, id);
 
+/** Now on the clock documents of one browser share, as the module keeps blocks on it. */
+export function sharedNowMs() {
+  return performance.timeOrigin + performance.now();
+}
+
 export function nowMs() {
   return performance.now();
 }
@@ -285,11 +290,11 @@ export function describeError(error) {
 export class OtherTab {
   constructor() {
     this.messages = [];
-    this.channel = new BroadcastChannel("retry-budget:origin-blocks");
+    this.channel = new BroadcastChannel("retry-budget:blocks");
     this.channel.onmessage = (event) => this.messages.push(event.data);
   }
-  announce(origin, inMs) {
-    this.channel.postMessage({ origin, until_ms: performance.timeOrigin + performance.now() + inMs });
+  announce(scope, inMs) {
+    this.channel.postMessage({ scope, until_ms: performance.timeOrigin + performance.now() + inMs });
   }
   ask() {
     this.channel.postMessage({ ask: true });
