@@ -146,8 +146,9 @@ export interface BudgetReport {
   events: BudgetEvent[];
   /** What the user is told. */
   visible: string[];
-  /** The action as the step table's rows. */
-  steps: Step[];
+  /** The action as the step table's rows: in the full build (the page's), and in the replay
+   *  output. The app build leaves their words out of what every page downloads. */
+  steps?: Step[];
 }
 
 /** What `fetchWithBudget` resolves with: a finished action that the screen still owned. */
@@ -169,8 +170,8 @@ export interface BudgetUpdate {
   visible: string[];
   /** The trace events since the previous update. */
   events: BudgetEvent[];
-  /** The whole action so far, as the step table's rows. */
-  steps: Step[];
+  /** The whole action so far, as the step table's rows (the full build only). */
+  steps?: Step[];
   /** null while the action runs. */
   outcome: Outcome | null;
 }
@@ -185,6 +186,7 @@ export interface RateLimit {
  *  whether the run met the scenario's expected figures. */
 export interface ReplayReport extends BudgetReport {
   name: string;
+  steps: Step[];
   expect_ok?: boolean;
   expect_mismatches?: string[];
 }

@@ -15,6 +15,8 @@ import {
   rateLimits,
   runningActions,
   ownedScreens,
+  isAbortError,
+  defaultPolicy,
 } from "../../crate/pkg/retry_budget.js";
 
 const url = new URL("../../crate/pkg/retry_budget_bg.wasm", import.meta.url);
@@ -187,7 +189,7 @@ test("a block one action learns holds back another on the origin", async () => {
   await fetchWithBudget(API, { fetch: first.fetch, policy });
   const limits = rateLimits();
   assert.equal(limits.length, 1);
-  assert.equal(limits[0].origin, "https://api.example");
+  assert.equal(limits[0].scope, "https://api.example");
   assert.ok(limits[0].until_s > 1 && limits[0].until_s <= 2);
   const second = scripted([{ status: 200, body: "[]" }]);
   const report = await fetchWithBudget(API, { fetch: second.fetch });
@@ -195,12 +197,44 @@ test("a block one action learns holds back another on the origin", async () => {
   assert.ok(report.attempt_starts_s[0] >= 1, "the first start waits out the block");
 });
 
-test("bad options are refused with an error that names them", () => {
-  const { fetch } = scripted([]);
-  assert.throws(() => fetchWithBudget(API, { fetch, method: "POST" }), /reads only/);
-  assert.throws(() => fetchWithBudget(API, { fetch, policy: { budget_s: -1 } }), /budget_s/);
-  assert.throws(() => fetchWithBudget(API, { fetch, share: "all" }), /options\.share/);
-  assert.throws(() => fetchWithBudget(API, { fetch, onUpdate: 3 }), /options\.onUpdate/);
-  assert.throws(() => fetchWithBudget(42, { fetch }), /URL string or URL object/);
+test("bad options reject with an error that names them, before anything is sent", async () => {
+  const { fetch, calls } = scripted([]);
+  const refused = async (url, options, type, message) => {
+    let promise;
+    assert.doesNotThrow(() => (promise = fetchWithBudget(url, options)), "it never throws");
+    await assert.rejects(promise, (e) => e instanceof type && message.test(e.message));
+  };
+  await refused(API, { fetch, method: "POST" }, TypeError, /reads only/);
+  await refused(API, { fetch, policy: { budget_s: -1 } }, RangeError, /options\.policy\.budget_s: -1 is negative/);
+  await refused(API, { fetch, policy: { budget_s: "20" } }, TypeError, /options\.policy\.budget_s must be a number, not string/);
+  await refused(API, { fetch, share: "all" }, TypeError, /options\.share/);
+  await refused(API, { fetch, onUpdate: 3 }, TypeError, /options\.onUpdate/);
+  await refused(API, { fetch, polcy: {} }, TypeError, /unknown option "polcy"; the options are policy, signal/);
+  await refused(API, { fetch, policy: { budget: 5 } }, TypeError, /unknown policy field "budget"/);
+  await refused(42, { fetch }, TypeError, /URL string or URL object/);
+  assert.equal(calls.length, 0);
   assert.equal(runningActions(), 0);
+});
+
+test("an action whose signal was aborted before it began rejects with a report: nothing was sent", async () => {
+  const { fetch, calls } = scripted([{ status: 200, body: "[]" }]);
+  const leave = new AbortController();
+  leave.abort();
+  const error = await fetchWithBudget(API, { fetch, signal: leave.signal, share: "none" }).then(
+    () => assert.fail("resolved although the screen had let go"),
+    (e) => e,
+  );
+  assert.ok(isAbortError(error));
+  assert.equal(error.report.outcome, "user_left");
+  assert.equal(error.report.attempts, 0);
+  assert.deepEqual(error.report.visible.at(-1), "No request was sent.");
+  assert.equal(calls.length, 0);
+  assert.equal(isAbortError(new DOMException("x", "AbortError")), false, "not one of ours: no report");
+});
+
+test("defaultPolicy() is the policy an action runs under when it is given none", async () => {
+  const { fetch } = scripted([{ status: 200, body: "[]" }]);
+  const report = await fetchWithBudget(API, { fetch, share: "none" });
+  assert.deepEqual(report.policy, defaultPolicy());
+  assert.equal(defaultPolicy().budget_s, 20);
 });
