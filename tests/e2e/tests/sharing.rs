@@ -259,7 +259,7 @@ async fn tabs(browser: Browser) {
         vec![json!({ "scenario": "dashboard-desert", "run": desert, "share": "tabs" })],
     )
     .await;
-    assert_eq!(limits[0]["origin"], server.base.as_str(), "{limits}");
+    assert_eq!(limits[0]["scope"], server.base.as_str(), "{limits}");
     let record = result(client, &desert).await;
     let desert_log = run_log(&server.base, &desert).await;
     let zero = number(&coast_log[0], "arrival_ms");
