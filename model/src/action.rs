@@ -653,18 +653,7 @@ impl Action {
             .saturating_add(now.saturating_sub(started));
         let status = response.status;
         let timing = Timing::read(&self.policy, &response);
-        // The order of these checks is the retry policy.
-        let cause = if (200..300).contains(&status) {
-            Some(StopCause::Success)
-        } else if !self.policy.retries(status) {
-            Some(StopCause::NotRetryable { status })
-        } else if attempt >= self.policy.max_attempts {
-            Some(StopCause::AttemptsExhausted {
-                max_attempts: self.policy.max_attempts,
-            })
-        } else {
-            None
-        };
+        let cause = self.stops_at(status, attempt);
         // Rules 13, 19, 20: what the others sharing this limit must wait for, announced even
         // when this action stops here. Only a retryable status's delay binds this action too.
         let last = attempt >= self.policy.max_attempts;
@@ -692,6 +681,22 @@ impl Action {
             wait: delay.max(self.policy.min_wait),
         };
         self.begin_wait(attempt, Some(own), draw)
+    }
+
+    /// Rules 4 and 5, in the order that is the retry policy: a success, a status that is not
+    /// retried, the last allowed attempt; `None` when the action may wait and retry.
+    fn stops_at(&self, status: u16, attempt: u32) -> Option<StopCause> {
+        if (200..300).contains(&status) {
+            Some(StopCause::Success)
+        } else if !self.policy.retries(status) {
+            Some(StopCause::NotRetryable { status })
+        } else if attempt >= self.policy.max_attempts {
+            Some(StopCause::AttemptsExhausted {
+                max_attempts: self.policy.max_attempts,
+            })
+        } else {
+            None
+        }
     }
 
     /// Records a receipt: its event (when the action keeps a trace), and the last response.

@@ -346,11 +346,7 @@ impl ScenarioInput {
         let Some(responses) = self.responses else {
             return Err(required("responses", "an array"));
         };
-        let responses = responses
-            .into_iter()
-            .enumerate()
-            .map(|(i, Object(r))| r.check(&policy).map_err(nested(&format!("responses[{i}]"))))
-            .collect::<Result<_, _>>()?;
+        let responses = each("responses", responses, |Object(r)| r.check(&policy))?;
         let wall_clock_at_start = match self.wall_clock_at_start {
             None | Some(Value::Null) => None,
             Some(value) => Some(wall_clock(&value)?),
@@ -361,32 +357,11 @@ impl ScenarioInput {
             .transpose()?;
         let timer_late_by =
             seconds_list("timer_late_by_s", self.timer_late_by_s.unwrap_or_default())?;
-        let origin_blocks = (self
-            .origin_blocks
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate())
-        .map(|(i, Object(b))| b.check().map_err(nested(&format!("origin_blocks[{i}]"))))
-        .collect::<Result<_, _>>()?;
-        let jitter_draws = (self
-            .jitter_draws
-            .unwrap_or_default()
-            .into_iter()
-            .enumerate())
-        .map(|(k, n)| n.draw(&format!("jitter_draws[{k}]")))
-        .collect::<Result<_, _>>()?;
-        if let Some(key) = self
-            .expect
-            .iter()
-            .flat_map(Map::keys)
-            .find(|k| !EXPECT_FIELDS.contains(&k.as_str()))
-        {
-            let known = EXPECT_FIELDS.join(", ");
-            return Err(FieldError::new(
-                format!("expect.{key}"),
-                format!("unknown field; expected one of: {known}"),
-            ));
-        }
+        let blocks = self.origin_blocks.unwrap_or_default();
+        let origin_blocks = each("origin_blocks", blocks, |Object(b)| b.check())?;
+        let draws = self.jitter_draws.unwrap_or_default();
+        let jitter_draws = each("jitter_draws", draws, |n| n.draw(""))?;
+        check_expect(self.expect.as_ref())?;
         Ok(Scenario {
             name,
             about: self.about,
@@ -479,6 +454,31 @@ impl BlockInput {
             until: time("until_s", self.until_s)?,
         })
     }
+}
+
+/// Checks each item of the list `field` with `check`, naming `field[i]` in its errors.
+fn each<T, U>(
+    field: &str,
+    list: Vec<T>,
+    check: impl Fn(T) -> Result<U, FieldError>,
+) -> Result<Vec<U>, FieldError> {
+    (list.into_iter().enumerate())
+        .map(|(i, item)| check(item).map_err(nested(&format!("{field}[{i}]"))))
+        .collect()
+}
+
+/// `expect` names only output fields.
+fn check_expect(expect: Option<&Map<String, Value>>) -> Result<(), FieldError> {
+    let Some(key) =
+        (expect.into_iter().flat_map(Map::keys)).find(|k| !EXPECT_FIELDS.contains(&k.as_str()))
+    else {
+        return Ok(());
+    };
+    let known = EXPECT_FIELDS.join(", ");
+    Err(FieldError::new(
+        format!("expect.{key}"),
+        format!("unknown field; expected one of: {known}"),
+    ))
 }
 
 /// A required field that is absent or `null`.
