@@ -36,17 +36,8 @@ struct Args {
 type Entry = Result<Replay, (String, String)>;
 
 fn main() -> ExitCode {
-    let args = match Args::try_parse() {
-        Ok(args) => args,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
-        }
-    };
+    // `--help` prints the usage and exits 0; a usage error says why and exits 2.
+    let args = Args::parse();
     let entries: Vec<Entry> = args.files.iter().flat_map(|f| replay_file(f)).collect();
     let failed = report_failures(&entries);
     let printed = if args.table {
