@@ -1,7 +1,7 @@
 // The Fleet screen's worker: runs the full build's simulateFleet off the page's main thread,
 // so that the page keeps responding (and painting) through a run of any size, up to a million
 // widgets. One message in, the options; one message out, the report or the error's message.
-import init, { simulateFleet } from "/pkg-full/retry_budget.js";
+import init, { simulateFleet } from "./pkg-full/retry_budget.js";
 
 const ready = init();
 
