@@ -8,7 +8,7 @@ import init, { defaultPolicy, fetchWithBudget, simulate } from "./pkg-full/retry
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
 import { mountFleet, showFleet } from "./fleet.js";
 import { drawTimeline, track } from "./timeline.js";
-import { $, lastResponse, seconds, showLines, text } from "./view.js";
+import { $, lastReceipt, lastResponse, seconds, showLines, text } from "./view.js";
 
 const SCREEN = "palette-list";
 
@@ -27,14 +27,16 @@ function showState(lines) {
   showLines($("state"), lines);
 }
 
-/** The Last HTTP response panel, from the last receipt (with `wall`, when it arrived). */
-function showLast(receipt) {
-  const shown = lastResponse(receipt);
+/** The Last HTTP response panel, from a run's events so far: the last receipt, how the model
+ *  used it (the event after it), and `wall`, the local time it arrived. */
+function showLast(events, wall) {
+  const { receipt, next } = lastReceipt(events);
+  const shown = lastResponse(receipt, next);
   $("last-status").textContent = shown.status;
   $("last-raw").textContent = shown.raw;
   $("last-kind").textContent = shown.reading;
   $("last-ratelimit").textContent = shown.ratelimit;
-  $("last-at").textContent = receipt ? `${seconds(receipt.at_s)} s into the action (${receipt.wall})` : "-";
+  $("last-at").textContent = receipt ? `${seconds(receipt.at_s)} s into the action (${wall})` : "-";
 }
 
 function showList(body) {
@@ -52,6 +54,7 @@ const GROUPS = [
   { key: "load", label: "Load and races (the load and race test pages)" },
   { key: "shared-limits.json", label: "Shared rate limits (section 4; the model row only)" },
   { key: "dashboard.json", label: "Dashboard widgets" },
+  { key: "ratelimit-fields.json", label: "RateLimit fields (read when the policy asks)" },
 ];
 
 /** Which group a scenario of `file` belongs to: the load and race pages' scenarios (named
@@ -221,7 +224,7 @@ async function load() {
   const policy = { ...defaultPolicy(), ...scenario.policy };
   const live = { events: [], steps: [], visible: [], cause: null };
   view = { scenario: scenario.name, policy, live, model: modelReport(scenario), now: 0 };
-  let lastReceipt = null;
+  let receivedAt = "";
   const started = performance.now();
   const redraw = (show) => {
     if (!owns()) return;
@@ -235,7 +238,7 @@ async function load() {
   }
 
   showList([]);
-  showLast(null);
+  showLast([]);
   document.body.dataset.outcome = "";
   document.body.dataset.run = run;
   const url = `${api}/palettes?collection=coast&scenario=${encodeURIComponent(scenario.name)}&run=${encodeURIComponent(run)}`;
@@ -249,11 +252,11 @@ async function load() {
         if (!owns()) return;
         for (const e of update.events) {
           live.events.push(e);
-          if (e.event === "receipt") lastReceipt = { ...e, wall: new Date().toLocaleTimeString() };
+          if (e.event === "receipt") receivedAt = new Date().toLocaleTimeString();
         }
         Object.assign(live, { steps: update.steps, visible: update.visible });
         showState(update.visible);
-        showLast(lastReceipt);
+        showLast(live.events, receivedAt);
         redraw(showRun);
       },
     });

@@ -6,7 +6,7 @@
 import { defaultPolicy, fetchWithBudget, rateLimits } from "./pkg-full/retry_budget.js";
 import { SVG, addTo } from "./svg.js";
 import { spans } from "./timeline.js";
-import { $, lastResponse, seconds, showLines, text } from "./view.js";
+import { $, lastReceipt, lastResponse, seconds, showLines, text } from "./view.js";
 
 /** The widgets, each played by one of the fixture server's dashboard scenarios. The palettes
  *  share the origin's limit; the search widget reads the RateLimit field of its own limit. */
@@ -66,9 +66,11 @@ function build(spec) {
   return { spec, root, state, fields, timeline, list, action: null };
 }
 
-/** Shows the widget's last response (a receipt event), or none. */
-function showLast(widget, receipt) {
-  const shown = lastResponse(receipt);
+/** Shows the widget's last response (the last receipt among its events, and how the model used
+ *  it), or none. */
+function showLast(widget, events) {
+  const { receipt, next } = lastReceipt(events);
+  const shown = lastResponse(receipt, next);
   for (const [key, el] of Object.entries(widget.fields)) el.textContent = shown[key];
 }
 
@@ -98,7 +100,7 @@ function showList(widget, body) {
 /** Starts a widget's action; `pressedAt` (a `performance.now()`) is the dashboard clock's zero. */
 async function run(widget, pressedAt) {
   const controller = new AbortController();
-  const me = { controller, events: [], receipt: null };
+  const me = { controller, events: [] };
   widget.action = me;
   const owns = () => widget.action === me;
   const runId = crypto.randomUUID();
@@ -108,7 +110,7 @@ async function run(widget, pressedAt) {
   const redraw = () => owns() && draw(widget, drawn((performance.now() - pressedAt) / 1000));
   const ticker = setInterval(redraw, 100);
   Object.assign(widget.root.dataset, { run: runId, outcome: "" });
-  showLast(widget, null);
+  showLast(widget, []);
   showList(widget, []);
   const { collection, scenario, scope, policy } = widget.spec;
   const url = `/palettes?collection=${collection}&scenario=${scenario}&run=${encodeURIComponent(runId)}`;
@@ -122,9 +124,8 @@ async function run(widget, pressedAt) {
       onUpdate(update) {
         if (!owns()) return;
         me.events.push(...update.events);
-        me.receipt = update.events.filter((e) => e.event === "receipt").pop() ?? me.receipt;
         showLines(widget.state, update.visible);
-        showLast(widget, me.receipt);
+        showLast(widget, me.events);
         redraw();
       },
     });

@@ -24,10 +24,40 @@ export function showLines(el, lines) {
   el.replaceChildren(...lines.map((line) => text("p", line)));
 }
 
-/** What the Last HTTP response panel says of a receipt (a report's `last_response` or a
- *  `receipt` event): its status, its Retry-After raw and as read, and its RateLimit field raw
- *  and as read (when the policy reads it). Facts only: the model's decision is elsewhere. */
-export function lastResponse(receipt) {
+/** A delay as the Last HTTP response panel writes it: the exact whole number of seconds while a
+ *  double holds it exactly (to 2^53), else as the step table writes seconds. */
+function delayFigure(x) {
+  return Number.isSafeInteger(x) ? `${x}` : seconds(x);
+}
+
+/** How the model used a response's Retry-After, from the event it recorded right after the
+ *  receipt (`next`: a wait, or the stop); empty while it has not decided yet. The page decides
+ *  nothing here: it names the model's own wait source or stop cause. */
+function use(next) {
+  if (!next) return "";
+  const source = next.event === "wait" ? next.source : next.cause?.source;
+  if (source === "fallback_missing" || source === "fallback_invalid") return "; the local fallback applies";
+  if (source === "ratelimit") return "; the RateLimit field's reading applies";
+  switch (next.cause?.kind) {
+    case "success": return " (not needed: the request succeeded)";
+    case "not_retryable": return ` (not used: ${next.cause.status} is not retried)`;
+    case "attempts_exhausted": return " (not used: no attempt is left)";
+    default: return "";
+  }
+}
+
+/** The last receipt among a run's `events`, with the model's event after it (or undefined). */
+export function lastReceipt(events) {
+  for (let i = events.length - 1; i >= 0; i--) {
+    if (events[i].event === "receipt") return { receipt: events[i], next: events[i + 1] };
+  }
+  return { receipt: null, next: undefined };
+}
+
+/** What the Last HTTP response panel says of a receipt (a `receipt` event), given the model's
+ *  event after it (`next`): its status, its Retry-After raw and as read (and how the model used
+ *  it), and its RateLimit field raw and as read (when the policy reads it). */
+export function lastResponse(receipt, next) {
   if (!receipt) return { status: "none yet", raw: "-", reading: "-", ratelimit: "-" };
   const ra = receipt.retry_after;
   const kinds = {
@@ -35,16 +65,16 @@ export function lastResponse(receipt) {
     date: "an HTTP-date",
     // A cross-origin response that does not list Retry-After in Access-Control-Expose-Headers
     // hides it from the page, and a hidden header reads exactly like an absent one.
-    missing: "missing: the response had none, or it was hidden from this page",
+    missing: "unavailable: the response had no Retry-After, or it was hidden from this page (a cross-origin response that does not expose it)",
     invalid: "invalid",
   };
-  const delay = ra.delay_s === null ? "" : `, a ${seconds(ra.delay_s)}-second delay`;
+  const delay = ra.delay_s === null ? "" : `, a ${delayFigure(ra.delay_s)}-second delay`;
   const rl = receipt.ratelimit;
   const rlReading = rl && (rl.reset_s === null ? rl.kind : `${rl.kind}: the quota is restored in ${seconds(rl.reset_s)} s`);
   return {
     status: String(receipt.status),
     raw: ra.raw === null ? "(absent)" : JSON.stringify(ra.raw),
-    reading: `${kinds[ra.kind] ?? ra.kind}${delay}`,
+    reading: `${kinds[ra.kind] ?? ra.kind}${delay}${use(next)}`,
     ratelimit: rl ? `${JSON.stringify(rl.raw)}, read as ${rlReading}` : "(not read, or absent)",
   };
 }

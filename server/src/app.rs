@@ -233,8 +233,8 @@ fn has_parent_segment(path: &str) -> bool {
     })
 }
 
-/// CORS for `/palettes`: any origin may read it, including `Retry-After` and `Date`, unless a
-/// fault takes some of that away.
+/// CORS for `/palettes`: any origin may read it, including `Retry-After`, `Date` and the
+/// `RateLimit` fields, unless a fault takes some of that away.
 async fn add_cors(mut response: Response) -> Response {
     let withheld = response
         .extensions()
@@ -254,7 +254,7 @@ async fn add_cors(mut response: Response) -> Response {
     }
     out.insert(
         header::ACCESS_CONTROL_EXPOSE_HEADERS,
-        HeaderValue::from_static("Retry-After, Date"),
+        HeaderValue::from_static("Retry-After, Date, RateLimit, RateLimit-Policy"),
     );
     response
 }

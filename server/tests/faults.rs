@@ -217,7 +217,7 @@ async fn omit_cors_and_omit_expose_take_cors_headers_away() {
     assert_eq!(base.header("access-control-allow-origin"), Some("*"));
     assert_eq!(
         base.header("access-control-expose-headers"),
-        Some("Retry-After, Date")
+        Some("Retry-After, Date, RateLimit, RateLimit-Policy")
     );
     assert_eq!(server.log("cors-base").await[0]["fault"], Value::Null);
 }

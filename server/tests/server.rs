@@ -47,7 +47,7 @@ fn assert_cors(reply: &support::Reply) {
     assert_eq!(reply.header("access-control-allow-origin"), Some("*"));
     assert_eq!(
         reply.header("access-control-expose-headers"),
-        Some("Retry-After, Date")
+        Some("Retry-After, Date, RateLimit, RateLimit-Policy")
     );
 }
 

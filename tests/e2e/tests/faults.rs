@@ -168,7 +168,8 @@ fn cases() -> Vec<Case> {
             state_has: vec!["Last response: 429. Attempts: 2 of 2."],
             last_status: "429",
             last_raw: Some("\"3, 4\""),
-            last_kind_has: vec!["invalid; the local fallback applies"],
+            // The last receipt's reading; the gap below shows the fallback waited after the first.
+            last_kind_has: vec!["invalid (not used: no attempt is left)"],
             requests: vec![req(json!(429)), req(json!(429))],
             // The 0.5 s fallback: reading "3" or "4" would have stopped on the budget at once, or
             // waited 3 s.
@@ -285,7 +286,7 @@ fn cases() -> Vec<Case> {
             last_kind_has: vec![
                 "unavailable",
                 "hidden from this page",
-                "the local fallback applies",
+                "(not used: no attempt is left)",
             ],
             requests: vec![
                 faulted(json!(429), "omit_expose"),
@@ -750,7 +751,7 @@ async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<Str
 
 /// The picker's groups, in order: (label, the fixture file it takes its scenarios from, or
 /// "faulted" for the server's fault file, or "load" for the load and race pages' scenarios).
-const PICKER_GROUPS: [(&str, &str); 6] = [
+const PICKER_GROUPS: [(&str, &str); 7] = [
     (
         "Source document: schedules and stop table",
         "B62-16-schedules.json",
@@ -763,6 +764,10 @@ const PICKER_GROUPS: [(&str, &str); 6] = [
         "shared-limits.json",
     ),
     ("Dashboard widgets", "dashboard.json"),
+    (
+        "RateLimit fields (read when the policy asks)",
+        "ratelimit-fields.json",
+    ),
 ];
 
 /// The page's scenario picker lists every scenario of every fixture file and the server's

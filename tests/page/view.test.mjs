@@ -1,0 +1,71 @@
+// The page's Last HTTP response panel: what it says of a receipt, and that how the Retry-After
+// was used comes from the model's next event (its wait source or its stop cause), never from
+// the page's own reading of the policy. Runs in Node: view.js touches the DOM only when asked.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { lastReceipt, lastResponse } from "../../www/view.js";
+
+const receipt = (status, retry_after, extra = {}) => ({
+  event: "receipt", at_s: 2, attempt: 1, status, retry_after, ...extra,
+});
+const missing = { raw: null, kind: "missing", delay_s: null };
+const invalid = { raw: "soon", kind: "invalid", delay_s: null };
+
+test("no receipt yet: every field says so", () => {
+  assert.deepEqual(lastResponse(null), { status: "none yet", raw: "-", reading: "-", ratelimit: "-" });
+  assert.deepEqual(lastReceipt([]), { receipt: null, next: undefined });
+});
+
+test("the last receipt is paired with the event the model recorded after it", () => {
+  const events = [
+    { event: "start", at_s: 0, attempt: 1, remaining_s: 20 },
+    receipt(429, missing),
+    { event: "wait", at_s: 2, source: "fallback_missing", delay_s: 2, wait_s: 2, until_s: 4, remaining_s: 18 },
+    { event: "start", at_s: 4, attempt: 2, remaining_s: 16 },
+    receipt(200, missing, { at_s: 6, attempt: 2 }),
+  ];
+  const { receipt: last, next } = lastReceipt(events);
+  assert.equal(last.attempt, 2);
+  assert.equal(next, undefined, "the model has not decided on it yet");
+  assert.equal(lastReceipt(events.slice(0, 3)).next.source, "fallback_missing");
+});
+
+test("how the reading was used is the model's: wait source or stop cause", () => {
+  const cases = [
+    [undefined, ""],
+    [{ event: "wait", source: "fallback_invalid" }, "; the local fallback applies"],
+    [{ event: "wait", source: "ratelimit" }, "; the RateLimit field's reading applies"],
+    [{ event: "wait", source: "server_seconds" }, ""],
+    [{ event: "stop", cause: { kind: "refused_wait", source: "fallback_invalid" } }, "; the local fallback applies"],
+    [{ event: "stop", cause: { kind: "success" } }, " (not needed: the request succeeded)"],
+    [{ event: "stop", cause: { kind: "not_retryable", status: 418 } }, " (not used: 418 is not retried)"],
+    [{ event: "stop", cause: { kind: "attempts_exhausted", max_attempts: 3 } }, " (not used: no attempt is left)"],
+  ];
+  for (const [next, tail] of cases) {
+    assert.equal(lastResponse(receipt(429, invalid), next).reading, `invalid${tail}`, JSON.stringify(next));
+  }
+});
+
+test("a missing Retry-After may have been hidden by CORS, and the panel says so", () => {
+  const { reading, raw } = lastResponse(receipt(429, missing));
+  assert.equal(raw, "(absent)");
+  assert.match(reading, /^unavailable: .*hidden from this page/);
+});
+
+test("delays are exact whole seconds up to 2^53, then a magnitude", () => {
+  const date = (delay_s) => receipt(429, { raw: "x", kind: "date", delay_s });
+  assert.equal(lastResponse(date(5554051200)).reading, "an HTTP-date, a 5554051200-second delay");
+  assert.equal(lastResponse(date(2 ** 53 - 1)).reading, `an HTTP-date, a ${2 ** 53 - 1}-second delay`);
+  assert.equal(lastResponse(date(1e20)).reading, "an HTTP-date, a 1.00e+20-second delay");
+  assert.equal(lastResponse(date(1.5)).reading, "an HTTP-date, a 1.5-second delay");
+});
+
+test("raw values are quoted as sent, and a RateLimit field shows raw and read", () => {
+  const shown = lastResponse(receipt(429, { raw: "3, 4", kind: "invalid", delay_s: null }, {
+    ratelimit: { raw: '"default";r=0;t=3', kind: "exhausted", reset_s: 3 },
+  }));
+  assert.equal(shown.raw, '"3, 4"');
+  // Quoted as JSON, like the Retry-After: the field's own quotes are escaped.
+  assert.equal(shown.ratelimit, '"\\"default\\";r=0;t=3", read as exhausted: the quota is restored in 3 s');
+  assert.equal(lastResponse(receipt(200, missing)).ratelimit, "(not read, or absent)");
+});
