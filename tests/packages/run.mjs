@@ -20,7 +20,7 @@ import { nodeResolve } from "@rollup/plugin-node-resolve";
 import { build as esbuild } from "esbuild";
 import { chromium } from "playwright-core";
 import { rollup } from "rollup";
-import { build as viteBuild, createServer as viteServer } from "vite";
+import { build as viteBuild, preview as vitePreview, createServer as viteServer } from "vite";
 import webpack from "webpack";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -213,7 +213,7 @@ function readProblems(got, log, want) {
   return problems;
 }
 
-/** A plain environment: one read, by a page at `where(ctx, run)` or by a Node app. */
+/** A plain environment: one read, made by whatever `open(ctx, run)` opens (a page, a Node app). */
 function plain(open) {
   return async (ctx, run) => {
     const { got, errors } = await open(ctx, run);
@@ -224,6 +224,25 @@ function plain(open) {
 
 const served = (name) => (ctx, run) => inPage(ctx.browser, `${ctx.base}/apps/${name}/index.html?${query(run)}`);
 const viteDev = (name) => (ctx, run) => inPage(ctx.browser, `${ctx.dev()}${name}/index.html?${query(run, ctx.base)}`);
+
+/** The Vite build of apps/vite (made by the "Vite 8, build" row, which runs before this one)
+ *  served by `vite preview`, on its own origin, for one read. */
+async function viteBuildPreviewed(ctx, run) {
+  const server = await vitePreview({
+    configFile: false,
+    root: path.join(apps, "vite"),
+    base: "./",
+    cacheDir: viteCache,
+    logLevel: "warn",
+    build: { outDir: appDir("vite") },
+    preview: { host: "127.0.0.1" },
+  });
+  try {
+    return await inPage(ctx.browser, `${server.resolvedUrls.local[0]}index.html?${query(run, ctx.base)}`);
+  } finally {
+    await server.close();
+  }
+}
 const node = (script) => (ctx, run) => inNode(script, `${ctx.base}/palettes?${new URLSearchParams({ collection: "coast", scenario: SCENARIO, run })}`);
 
 /**
@@ -250,6 +269,7 @@ async function reactStrictMode(ctx, run) {
 const ENVIRONMENTS = [
   { name: "webpack 5, production build", step: "none", build: buildWebpack, run: plain(served("webpack")) },
   { name: "Vite 8, build", step: "none", build: () => buildVite("vite"), run: plain(served("vite")) },
+  { name: "Vite 8, preview of the build", step: "none", run: plain(viteBuildPreviewed) },
   { name: "Vite 8, dev server", step: "none", run: plain(viteDev("vite")) },
   { name: "esbuild, bundle", step: COPY_WASM, build: buildEsbuild, run: plain(served("esbuild")) },
   { name: "Rollup 4 + node-resolve", step: COPY_WASM, build: buildRollup, run: plain(served("rollup")) },
