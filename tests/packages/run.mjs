@@ -10,7 +10,7 @@
 //
 // Usage (check does this): node tests/packages/run.mjs
 import { execFile, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, readFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -129,6 +129,16 @@ function finishPlainBundle(name) {
   copyFileSync(path.join(apps, name, "index.html"), path.join(appDir(name), "index.html"));
   const wasm = fileURLToPath(import.meta.resolve("retry-budget/retry_budget_bg.wasm"));
   copyFileSync(wasm, path.join(appDir(name), "retry_budget_bg.wasm"));
+}
+
+/** No bundler: the page, its modules and the installed package's folder, served as they are. */
+function copyPlain() {
+  const name = "plain";
+  rmSync(appDir(name), { recursive: true, force: true });
+  cpSync(path.join(apps, name), appDir(name), { recursive: true });
+  cpSync(path.join(apps, "shared.js"), path.join(appDir(name), "shared.js"));
+  const installed = path.dirname(fileURLToPath(import.meta.resolve("retry-budget/package.json")));
+  cpSync(installed, path.join(appDir(name), "retry-budget"), { recursive: true });
 }
 
 // ---- Running them. ----
@@ -267,6 +277,7 @@ async function reactStrictMode(ctx, run) {
 
 /** Every environment: its name, the step its users take, its build (if any), and its run. */
 const ENVIRONMENTS = [
+  { name: "no bundler, the package's folder served", step: "none", build: copyPlain, run: plain(served("plain")) },
   { name: "webpack 5, production build", step: "none", build: buildWebpack, run: plain(served("webpack")) },
   { name: "Vite 8, build", step: "none", build: () => buildVite("vite"), run: plain(served("vite")) },
   { name: "Vite 8, preview of the build", step: "none", run: plain(viteBuildPreviewed) },
