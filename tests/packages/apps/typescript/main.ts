@@ -1,5 +1,5 @@
-// Type-checked only (manifest.test.mjs runs tsc --strict with bundler and node16 resolution):
-// the package's declarations reach a TypeScript app through the exports map's `types`.
+// Type-checked only (manifest.test.mjs runs tsc on tsconfig.json, --strict, under bundler and
+// node16 resolution): the package's declarations reach a TypeScript app through its exports map.
 import init, { fetchWithBudget, type BudgetResult } from "retry-budget";
 // @ts-expect-error The app build has no simulate (the full build's, for the page).
 import { simulate } from "retry-budget";
