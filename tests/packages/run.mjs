@@ -70,7 +70,7 @@ function webpackBuild(config) {
 
 async function buildWebpack() {
   await webpackBuild({
-    entry: "./webpack/main.js",
+    entry: "./page/main.js",
     output: { path: appDir("webpack"), filename: "main.js", clean: true },
   });
   copyFileSync(path.join(apps, "webpack/index.html"), path.join(appDir("webpack"), "index.html"));
@@ -90,11 +90,12 @@ async function buildWebpackNode() {
   });
 }
 
-/** `base: "./"` only because the app is served under /apps/NAME/ rather than at the root. */
-async function buildVite(name) {
+/** Builds apps/`source` into target/packages/`name`. `base: "./"` only because the app is
+ *  served under /apps/NAME/ rather than at the root. */
+async function buildVite(source, name) {
   await viteBuild({
     configFile: false,
-    root: path.join(apps, name),
+    root: path.join(apps, source),
     base: "./",
     cacheDir: viteCache,
     logLevel: "warn",
@@ -104,7 +105,7 @@ async function buildVite(name) {
 
 async function buildEsbuild() {
   await esbuild({
-    entryPoints: [path.join(apps, "esbuild/main.js")],
+    entryPoints: [path.join(apps, "page/main.js")],
     bundle: true,
     minify: true,
     format: "esm",
@@ -116,7 +117,7 @@ async function buildEsbuild() {
 
 async function buildRollup() {
   const bundle = await rollup({
-    input: path.join(apps, "rollup/main.js"),
+    input: path.join(apps, "page/main.js"),
     plugins: [nodeResolve({ browser: true })],
   });
   await bundle.write({ file: path.join(appDir("rollup"), "main.js"), format: "es" });
@@ -126,7 +127,7 @@ async function buildRollup() {
 
 /** The page beside the bundle, and the documented step: the package's .wasm copied next to it. */
 function finishPlainBundle(name) {
-  copyFileSync(path.join(apps, name, "index.html"), path.join(appDir(name), "index.html"));
+  copyFileSync(path.join(apps, "page/index.html"), path.join(appDir(name), "index.html"));
   const wasm = fileURLToPath(import.meta.resolve("retry-budget/retry_budget_bg.wasm"));
   copyFileSync(wasm, path.join(appDir(name), "retry_budget_bg.wasm"));
 }
@@ -136,7 +137,8 @@ function copyPlain() {
   const name = "plain";
   rmSync(appDir(name), { recursive: true, force: true });
   cpSync(path.join(apps, name), appDir(name), { recursive: true });
-  cpSync(path.join(apps, "shared.js"), path.join(appDir(name), "shared.js"));
+  copyFileSync(path.join(apps, "page/index.html"), path.join(appDir(name), "index.html"));
+  copyFileSync(path.join(apps, "shared.js"), path.join(appDir(name), "shared.js"));
   const installed = path.dirname(fileURLToPath(import.meta.resolve("retry-budget/package.json")));
   cpSync(installed, path.join(appDir(name), "retry-budget"), { recursive: true });
 }
@@ -235,12 +237,12 @@ function plain(open) {
 const served = (name) => (ctx, run) => inPage(ctx.browser, `${ctx.base}/apps/${name}/index.html?${query(run)}`);
 const viteDev = (name) => (ctx, run) => inPage(ctx.browser, `${ctx.dev()}${name}/index.html?${query(run, ctx.base)}`);
 
-/** The Vite build of apps/vite (made by the "Vite 8, build" row, which runs before this one)
+/** The Vite build of apps/page (made by the "Vite 8, build" row, which runs before this one)
  *  served by `vite preview`, on its own origin, for one read. */
 async function viteBuildPreviewed(ctx, run) {
   const server = await vitePreview({
     configFile: false,
-    root: path.join(apps, "vite"),
+    root: path.join(apps, "page"),
     base: "./",
     cacheDir: viteCache,
     logLevel: "warn",
@@ -279,12 +281,12 @@ async function reactStrictMode(ctx, run) {
 const ENVIRONMENTS = [
   { name: "no bundler, the package's folder served", step: "none", build: copyPlain, run: plain(served("plain")) },
   { name: "webpack 5, production build", step: "none", build: buildWebpack, run: plain(served("webpack")) },
-  { name: "Vite 8, build", step: "none", build: () => buildVite("vite"), run: plain(served("vite")) },
+  { name: "Vite 8, build", step: "none", build: () => buildVite("page", "vite"), run: plain(served("vite")) },
   { name: "Vite 8, preview of the build", step: "none", run: plain(viteBuildPreviewed) },
-  { name: "Vite 8, dev server", step: "none", run: plain(viteDev("vite")) },
+  { name: "Vite 8, dev server", step: "none", run: plain(viteDev("page")) },
   { name: "esbuild, bundle", step: COPY_WASM, build: buildEsbuild, run: plain(served("esbuild")) },
   { name: "Rollup 4 + node-resolve", step: COPY_WASM, build: buildRollup, run: plain(served("rollup")) },
-  { name: "module Web Worker (Vite 8 build)", step: "none", build: () => buildVite("worker"), run: plain(served("worker")) },
+  { name: "module Web Worker (Vite 8 build)", step: "none", build: () => buildVite("worker", "worker"), run: plain(served("worker")) },
   { name: "React 19, StrictMode (Vite 8 dev)", step: "none", run: reactStrictMode },
   { name: "Node 20 ESM, import and call", step: "none", run: plain(node(path.join(apps, "node/main.mjs"))) },
   { name: "Node 20 ESM, await init() first", step: "none", run: plain(node(path.join(apps, "node-init/main.mjs"))) },
