@@ -1,13 +1,15 @@
 // The Palette List screen: one button press is one action with one budget. Everything taken
-// from a response is inserted as text (textContent), never as HTML.
+// from a response is inserted as text (textContent), never as HTML. The page decides nothing:
+// what it shows (the visible state, the step tables, the refused wait) is the model's report.
 // The full build: the page also runs the model alone (simulate) for its prediction row.
-import init, { fetchWithBudget, simulate } from "/pkg-full/retry_budget.js";
+// Served by the fixture server, it runs every scenario live too; from any static server
+// (`scripts/site`), it shows the model's prediction and says what a live run needs.
+import init, { defaultPolicy, fetchWithBudget, simulate } from "./pkg-full/retry_budget.js";
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
 import { mountFleet, showFleet } from "./fleet.js";
-import { policyOf, seconds, stepRows } from "./steps.js";
-import { bars, drawTimeline } from "./timeline.js";
+import { drawTimeline, track } from "./timeline.js";
+import { $, lastResponse, seconds, showLines, text } from "./view.js";
 
-const $ = (id) => document.getElementById(id);
 const SCREEN = "palette-list";
 
 /** The action that owns the palette screen now: its abort controller and run id. */
@@ -18,49 +20,21 @@ let faults = {};
 /** Where /palettes is fetched from: this page's origin, or `?api=ORIGIN` (another origin the
  *  server also listens on; the Content-Security-Policy allows only the server's own origins). */
 let api = "";
-
-function text(tag, content, className) {
-  const el = document.createElement(tag);
-  el.textContent = content;
-  if (className) el.className = className;
-  return el;
-}
+/** Whether the fixture server serves this page (and so answers /palettes for every scenario). */
+let served = false;
 
 function showState(lines) {
-  $("state").replaceChildren(...lines.map((line) => text("p", line)));
+  showLines($("state"), lines);
 }
 
-function showLast(receipt, policy) {
-  if (!receipt) {
-    $("last-status").textContent = "none yet";
-    for (const id of ["last-raw", "last-kind", "last-at"]) $(id).textContent = "-";
-    return;
-  }
-  const ra = receipt.retry_after;
-  $("last-status").textContent = String(receipt.status);
-  $("last-raw").textContent = ra.raw === null ? "(absent)" : JSON.stringify(ra.raw);
-  // Beyond 2^53 a delay is no longer an exact count of seconds: write its magnitude.
-  const big = ra.delay_s > Number.MAX_SAFE_INTEGER;
-  const figure = big ? ra.delay_s.toExponential(2) : seconds(ra.delay_s ?? 0);
-  const delay = ra.delay_s === null ? "" : `, a ${figure}-second delay`;
-  const kinds = {
-    seconds: "delay-seconds",
-    date: "an HTTP-date",
-    // A cross-origin response that does not list Retry-After in Access-Control-Expose-Headers
-    // hides it from the page, and a hidden header reads exactly like an absent one.
-    missing: "unavailable: the response had no Retry-After, or it was hidden from this page (a cross-origin response that does not expose it)",
-    invalid: "invalid",
-  };
-  let reading = `${kinds[ra.kind] ?? ra.kind}${delay}`;
-  if (receipt.status >= 200 && receipt.status < 300) {
-    reading += " (not needed: the request succeeded)";
-  } else if (!policy?.retry_statuses?.includes(receipt.status)) {
-    reading += ` (not used: ${receipt.status} is not retried)`;
-  } else if (ra.kind === "missing" || ra.kind === "invalid") {
-    reading += "; the local fallback applies";
-  }
-  $("last-kind").textContent = reading;
-  $("last-at").textContent = `${seconds(receipt.at_s)} s into the action (${receipt.wall})`;
+/** The Last HTTP response panel, from the last receipt (with `wall`, when it arrived). */
+function showLast(receipt) {
+  const shown = lastResponse(receipt);
+  $("last-status").textContent = shown.status;
+  $("last-raw").textContent = shown.raw;
+  $("last-kind").textContent = shown.reading;
+  $("last-ratelimit").textContent = shown.ratelimit;
+  $("last-at").textContent = receipt ? `${seconds(receipt.at_s)} s into the action (${receipt.wall})` : "-";
 }
 
 function showList(body) {
@@ -149,28 +123,30 @@ let view = null;
 function showTimeline() {
   if (!view) return;
   const { policy, live, model, now } = view;
-  drawTimeline($("timeline"), bars(live, policy, now), model && bars(model, policy), policy);
+  const cap = policy.attempt_cap_s;
+  drawTimeline($("timeline"), track(live, cap, now), model && track(model, cap), policy);
 }
 
-/** The timeline and both step tables (the tables change only when the events do). */
+/** The timeline and both step tables: the model's rows, for its prediction and the live run. */
 function showRun() {
   if (!view) return;
   showTimeline();
-  const { scenario, policy, live, model } = view;
-  showSteps("steps-live", `Live run of ${scenario}`, stepRows(live, policy));
-  showSteps("steps-model", model ? `Model prediction for ${scenario}` : `No model prediction for ${scenario}`, model ? stepRows(model, policy) : []);
+  const { scenario, live, model } = view;
+  showSteps("steps-live", `Live run of ${scenario}`, live.steps);
+  showSteps("steps-model", model ? `Model prediction for ${scenario}` : `No model prediction for ${scenario}`, model?.steps ?? []);
 }
 
 /** The step tables' columns after Step, which a narrow layout writes before each cell. */
 const STEP_COLUMNS = ["Elapsed interval", "Observed", "Decision"];
 
-/** Fills the step table `id` (its caption and body) with `rows`. The rows carry their table
- *  roles explicitly: the narrow layout displays them as blocks, which would otherwise drop
- *  the table's semantics in some browsers. */
+/** Fills the step table `id` (its caption and body) with the model's `rows`. The rows carry
+ *  their table roles explicitly: the narrow layout displays them as blocks, which would
+ *  otherwise drop the table's semantics in some browsers. */
 function showSteps(id, caption, rows) {
   const table = $(id);
   table.querySelector("caption").textContent = caption;
-  const body = rows.map(([step, ...cells]) => {
+  const body = rows.map(({ step, elapsed, observed, decision }) => {
+    const cells = [elapsed, observed, decision];
     const tr = document.createElement("tr");
     tr.setAttribute("role", "row");
     const th = text("th", step);
@@ -195,27 +171,56 @@ function showSteps(id, caption, rows) {
   table.tBodies[0].replaceChildren(...body);
 }
 
-function modelEvents(scenario) {
+/** The model's report for `scenario`, or null when it cannot run it. */
+function modelReport(scenario) {
   try {
-    return simulate(scenario).events;
+    return simulate(scenario);
   } catch (e) {
     return null;
   }
+}
+
+/** The origin live runs go to from a static server: the one typed in the endpoint box, if it
+ *  is an http(s) URL; null when there is none. */
+function typedEndpoint() {
+  try {
+    const url = new URL($("endpoint").value.trim());
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : null;
+  } catch (e) {
+    return null;
+  }
+}
+
+/** From a static server with no endpoint typed: the model's prediction alone, and why. */
+function predictOnly(scenario) {
+  const policy = { ...defaultPolicy(), ...scenario.policy };
+  view = { scenario: scenario.name, policy, live: { events: [], steps: [], visible: [], cause: null }, model: modelReport(scenario) };
+  showRun();
+  showState([
+    "No live run: this page is served by a static server, and live runs need a server that plays the scenarios.",
+    "Run scripts/run for the fixture server, or type an endpoint that answers GET /palettes above. The model's prediction is drawn below.",
+  ]);
 }
 
 async function load() {
   leaveScreen();
   const scenario = selected();
   if (!scenario) return;
+  if (!served) {
+    const endpoint = typedEndpoint();
+    if (!endpoint) return predictOnly(scenario);
+    api = endpoint;
+  }
   const run = crypto.randomUUID();
   const controller = new AbortController();
   const me = { controller, run, scenario: scenario.name };
   current = me;
   const owns = () => current === me;
 
-  const policy = policyOf(scenario);
-  const events = [];
-  view = { scenario: scenario.name, policy, live: events, model: modelEvents(scenario), now: 0 };
+  // The policy as the timeline draws it: the module's defaults under the scenario's own fields.
+  const policy = { ...defaultPolicy(), ...scenario.policy };
+  const live = { events: [], steps: [], visible: [], cause: null };
+  view = { scenario: scenario.name, policy, live, model: modelReport(scenario), now: 0 };
   let lastReceipt = null;
   const started = performance.now();
   const redraw = (show) => {
@@ -236,24 +241,25 @@ async function load() {
   const url = `${api}/palettes?collection=coast&scenario=${encodeURIComponent(scenario.name)}&run=${encodeURIComponent(run)}`;
   try {
     const result = await fetchWithBudget(url, {
-      policy,
+      policy: scenario.policy,
       signal: controller.signal,
       screen: SCREEN,
-      timerLateBy_s: scenario.timer_late_by_s ?? [],
+      testOnlyTimerLateBy_s: scenario.timer_late_by_s ?? [],
       onUpdate(update) {
         if (!owns()) return;
         for (const e of update.events) {
-          events.push(e);
+          live.events.push(e);
           if (e.event === "receipt") lastReceipt = { ...e, wall: new Date().toLocaleTimeString() };
         }
+        Object.assign(live, { steps: update.steps, visible: update.visible });
         showState(update.visible);
-        showLast(lastReceipt, policy);
+        showLast(lastReceipt);
         redraw(showRun);
       },
     });
     if (!owns()) return;
-    // The finished report is the live run's record: its events draw the last timeline.
-    view.live = result.events;
+    // The finished report is the live run's record: it draws the last timeline and table.
+    view.live = result;
     showState(result.visible);
     document.body.dataset.outcome = result.outcome;
     if (result.outcome === "success") showList(result.body);
@@ -318,14 +324,28 @@ function apiOrigin(params) {
   return "";
 }
 
+/** Every scenario the page lists: from the fixture server (`GET /scenarios`: every fixture file,
+ *  then the faulted ones), or else from the static site's copy of that listing. */
+async function scenarioListing() {
+  const live = await fetch("scenarios").catch(() => null);
+  if (live?.ok) return { listing: await live.json(), served: true };
+  const copy = await fetch("scenarios.json");
+  if (!copy.ok) {
+    throw new Error(`neither GET scenarios (${live?.status ?? "no answer"}) nor scenarios.json (${copy.status}) answered`);
+  }
+  return { listing: await copy.json(), served: false };
+}
+
 async function main() {
   await init();
   const params = new URLSearchParams(location.search);
   api = apiOrigin(params);
-  // Every scenario the server answers for: every fixture file, then the faulted ones.
-  const response = await fetch("/scenarios");
-  if (!response.ok) throw new Error(`GET /scenarios answered ${response.status}`);
-  const listing = await response.json();
+  const found = await scenarioListing();
+  const listing = found.listing;
+  served = found.served;
+  document.body.dataset.served = String(served);
+  $("endpoint-box").hidden = served;
+  if (!served) $("nav-leave").href = "away.html";
   scenarios = listing.scenarios;
   faults = listing.faults ?? {};
   $("scenario").replaceChildren(...pickerGroups(listing.files));

@@ -1,54 +1,95 @@
 // The Palette List's timeline: the model's prediction and the live run, drawn to scale over the
 // budget at the width the page gives it. Every label is measured and put in the first lane
 // where it touches no other, so none overlaps another at any width; a refused wait is drawn
-// past the deadline mark.
+// past the deadline mark. What is drawn comes from the report (its events, and its stop's
+// cause for what the budget refused); the words are the model's own (the visible state, the
+// step table's last decision).
 
-import { OUTCOME_WORDS, refusal, refusalLabel, seconds } from "./steps.js";
 import { SVG, addTo } from "./svg.js";
+import { seconds } from "./view.js";
 
 const PAD = 8;
 const LINE = 16;
 const BAR = 26;
 const GAP = 4;
 
-/** Bars of one trace: requests, waits, caps reserved, the stop, and the refused wait. */
-export function bars(events, policy, now) {
-  const out = { requests: [], waits: [], caps: [], stop: null, refused: refusal(events, policy) };
+/**
+ * Intervals of one trace, in seconds on the drawing's clock (`offset` plus the action's own):
+ * requests, waits, the caps reserved before each start (`cap_s` long), the blocks heard from
+ * other actions, and the stop. `now` draws what is still running up to now.
+ */
+export function spans(events, { cap_s, now, offset = 0 }) {
+  const out = { requests: [], waits: [], caps: [], blocks: [], stop: null };
+  const at = (t) => t + offset;
   let open = null;
   let wait = null;
+  const endWait = (t) => wait && (out.waits.push([at(wait.at_s), at(t)]), (wait = null));
+  const endRequest = (t, what) => open && (out.requests.push([at(open.at_s), at(t), what]), (open = null));
   for (const e of events) {
     switch (e.event) {
       case "start":
-        if (wait) out.waits.push([wait.at_s, e.at_s]), (wait = null);
+        endWait(e.at_s);
         open = e;
-        out.caps.push([e.at_s, e.at_s + policy.attempt_cap_s]);
+        out.caps.push([at(e.at_s), at(e.at_s + cap_s)]);
         break;
       case "receipt":
       case "failure":
-        if (open) out.requests.push([open.at_s, e.at_s, e.status ?? e.error]), (open = null);
+        endRequest(e.at_s, e.status ?? e.error);
         break;
       case "wait":
-        wait = e;
+        wait ??= e;
+        break;
+      case "blocked":
+        out.blocks.push([at(e.at_s), at(e.until_s)]);
         break;
       case "left":
       case "stop":
-        if (open) out.requests.push([open.at_s, e.at_s, "left"]), (open = null);
-        if (wait) out.waits.push([wait.at_s, e.at_s]), (wait = null);
-        if (e.event === "stop") out.stop = [e.at_s, e.outcome];
+        endRequest(e.at_s, "left");
+        endWait(e.at_s);
+        if (e.event === "stop") out.stop = at(e.at_s);
         break;
     }
   }
-  if (open && now !== undefined) out.requests.push([open.at_s, now, "…"]);
-  if (wait && now !== undefined) out.waits.push([wait.at_s, now]);
+  if (now !== undefined) endRequest(now - offset, "…"), endWait(now - offset);
   return out;
+}
+
+/**
+ * One track of the timeline from a report (or a live run so far: its events, steps and visible
+ * lines): its spans, its stop's words, and what the budget refused, from the stop's cause.
+ */
+export function track(report, cap_s, now) {
+  const t = spans(report.events, { cap_s, now });
+  const headline = report.cause ? report.visible[0] : null;
+  t.stopWords = t.stop === null || !headline ? null : `${seconds(t.stop)} s: ${headline}`;
+  t.refused = refusedOf(report);
+  return t;
+}
+
+/** The wait (and its cap) the budget refused, from the stop's cause: where it would have
+ *  begun, the start it would have given and the end of its cap, with the model's words for it
+ *  (the step table's last decision); null when nothing was refused. */
+function refusedOf(report) {
+  const c = report.cause;
+  const words = report.steps.at(-1)?.decision ?? "";
+  switch (c?.kind) {
+    case "refused_wait":
+      return { from: report.elapsed_s, start: c.until_s, capEnd: c.cap_end_s, words };
+    case "late_wake":
+      return { from: c.woke_s, start: c.woke_s, capEnd: c.cap_end_s, words };
+    case "origin_blocked":
+      return { from: c.at_s, start: c.until_s, capEnd: c.cap_end_s, words };
+    default:
+      return null;
+  }
 }
 
 /** The seconds the axis covers: the budget, and past it what was refused, within twice it. */
 function spanOf(tracks, policy) {
   let end = policy.budget_s;
   for (const t of tracks) {
-    if (t.stop) end = Math.max(end, t.stop[0]);
-    if (t.refused) end = Math.max(end, t.refused.start + policy.attempt_cap_s);
+    if (t.stop !== null) end = Math.max(end, t.stop);
+    if (t.refused) end = Math.max(end, t.refused.capEnd);
     for (const [, b] of t.requests) end = Math.max(end, b);
   }
   return Math.min(end, 2 * policy.budget_s);
@@ -137,10 +178,11 @@ function drawBars(c, t, x, y) {
 /** The refused wait and its cap: dashed where they fit, shaded past the deadline. */
 function drawRefused(c, t, x, y, policy) {
   const r = t.refused;
-  const end = r.start + policy.attempt_cap_s;
   c.rect(x(r.from), x(r.start), y + 8, BAR - 16, "refused refused-wait");
-  c.rect(x(r.start), x(end), y + 2, BAR - 4, "refused refused-cap");
-  if (end > policy.budget_s) c.rect(x(Math.max(r.from, policy.budget_s)), x(end), y + 2, BAR - 4, "refused refused-past");
+  c.rect(x(r.start), x(r.capEnd), y + 2, BAR - 4, "refused refused-cap");
+  if (r.capEnd > policy.budget_s) {
+    c.rect(x(Math.max(r.from, policy.budget_s)), x(r.capEnd), y + 2, BAR - 4, "refused refused-past");
+  }
 }
 
 /** One track: its title, its bars, its stop and refusal labels; returns the next free y. */
@@ -149,12 +191,11 @@ function drawTrack(c, t, title, x, y, policy) {
   drawBars(c, t, x, barY);
   if (t.refused) drawRefused(c, t, x, barY, policy);
   let next = barY + BAR + 14;
-  if (t.stop) {
-    c.add("line", { x1: x(t.stop[0]), x2: x(t.stop[0]), y1: barY - 2, y2: barY + BAR + 2, class: "stop" });
-    const words = OUTCOME_WORDS[t.stop[1]] ?? t.stop[1];
-    next = c.label(`${words} (at ${seconds(t.stop[0])} s)`, x(t.stop[0]), next, "stop-label");
+  if (t.stop !== null) {
+    c.add("line", { x1: x(t.stop), x2: x(t.stop), y1: barY - 2, y2: barY + BAR + 2, class: "stop" });
+    if (t.stopWords) next = c.label(t.stopWords, x(t.stop), next, "stop-label");
   }
-  if (t.refused) next = c.label(refusalLabel(t.refused, policy), x(t.refused.from), next, "refused-label");
+  if (t.refused) next = c.label(t.refused.words, x(t.refused.from), next, "refused-label");
   return Math.max(next, barY + BAR + GAP, c.bottom + LINE - 4) + GAP;
 }
 
@@ -171,7 +212,7 @@ function drawAxis(c, span, x, y) {
 
 /**
  * Draws the model's track (if any) above the live one in `container`, to scale over the
- * budget; `live` and `model` come from `bars`. Nothing is drawn while it has no width.
+ * budget; `live` and `model` come from `track`. Nothing is drawn while it has no width.
  */
 export function drawTimeline(container, live, model, policy) {
   const width = container.clientWidth;
@@ -196,10 +237,9 @@ export function drawTimeline(container, live, model, policy) {
 
 /** The timeline in a sentence, for those who cannot see it. */
 function summary(live, model, policy) {
-  const said = (t) => (t.stop ? `${OUTCOME_WORDS[t.stop[1]] ?? t.stop[1]} at ${seconds(t.stop[0])} s` : "running");
-  const refused = (t) => (t.refused ? `, ${refusalLabel(t.refused, policy)}` : "");
+  const said = (t) => [t.stopWords ?? "running.", t.refused?.words].filter(Boolean).join(" ");
   const parts = [`Timeline over the ${seconds(policy.budget_s)}-second budget.`];
-  if (model) parts.push(`Model prediction: ${said(model)}${refused(model)}.`);
-  parts.push(`Live run: ${said(live)}${refused(live)}.`);
+  if (model) parts.push(`Model prediction: ${said(model)}`);
+  parts.push(`Live run: ${said(live)}`);
   return parts.join(" ");
 }

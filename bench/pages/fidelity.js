@@ -44,7 +44,7 @@ async function runOne({ round, scenario }) {
       // Each run is compared with the model of its scenario alone: no shared origin blocks.
       share: "none",
       signal: controller.signal,
-      timerLateBy_s: scenario.timer_late_by_s ?? [],
+      testOnlyTimerLateBy_s: scenario.timer_late_by_s ?? [],
     });
   } catch (e) {
     if (e?.name === "AbortError" && e.report) report = e.report;

@@ -3,18 +3,16 @@
 //! figure to `target/bench/report.json`. Figures are reported, never asserted; the command
 //! fails only when a part could not be measured at all.
 //!
-//! ```text
-//! browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH]
-//!               [--named-full-wasm PATH] [--divan PATH] [--fleet-divan PATH]
-//!               [--browsers chromium,firefox] [--loads N] [--rounds N] [--concurrency N]
-//!               [--actions N]
-//! ```
+//! Its flags (`browser-bench --help`) say where each part's inputs are; their defaults are
+//! where `scripts/bench` puts them.
 //!
 //! `scripts/bench` builds what this reads: the app build's package in `crate/pkg/` and the full
 //! build's in `crate/pkg-full/`, a copy of each build's module that keeps its names (for
-//! twiggy), divan's tables (the model's decisions, the fleet's runs), and the fixture server.
+//! twiggy), divan's tables (the model's decisions, the fleet's runs), the fleet's runs at scale
+//! under `/usr/bin/time -v`, and the fixture server.
 
 mod divan;
+mod fleet_scale;
 mod measure;
 mod render;
 mod size;
@@ -25,85 +23,102 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use clap::{CommandFactory, Parser};
 use harness::{Browser, Measure, ServerOptions, Session};
 use serde_json::{json, Map, Value};
 
+/// What to measure, and where each part's inputs are. A relative path is read from the root.
+#[derive(Debug, Parser)]
+#[command(
+    name = "browser-bench",
+    about = "The benchmark behind scripts/bench: size, start-up, timing fidelity, decision \
+             cost, memory and the fleet's speed, in one report"
+)]
 struct Config {
+    /// The repository root
+    #[arg(long, default_value = ".")]
     root: PathBuf,
+    /// Where report.json and the raw runs go
+    #[arg(long, default_value = "target/bench")]
     out: PathBuf,
+    /// The fixture server's binary
+    #[arg(long, default_value = "target/release/fixture-server")]
     server: PathBuf,
+    /// The app build's module with its names kept, for twiggy
+    #[arg(long, default_value = "target/bench/named/retry_budget_bg.wasm")]
     named_wasm: PathBuf,
+    /// The full build's module with its names kept, for twiggy
+    #[arg(long, default_value = "target/bench/named-full/retry_budget_bg.wasm")]
     named_full_wasm: PathBuf,
+    /// divan's table of the model's decisions
+    #[arg(long, default_value = "target/bench/decisions.txt")]
     divan: PathBuf,
+    /// divan's table of the fleet's default burst scenario
+    #[arg(long, default_value = "target/bench/fleet.txt")]
     fleet_divan: PathBuf,
+    /// What `/usr/bin/time -v fleet ...` wrote for one run of the fleet at scale (the flag
+    /// once per run)
+    #[arg(long = "fleet-scale", value_name = "PATH")]
+    fleet_scale: Vec<PathBuf>,
+    /// The browsers, in order
+    #[arg(long, value_delimiter = ',', default_value = "chromium,firefox", value_parser = browser)]
     browsers: Vec<Browser>,
+    /// Page loads per start-up row
+    #[arg(long, default_value_t = 30)]
     loads: usize,
+    /// Rounds of every fixture scenario, for timing fidelity
+    #[arg(long, default_value_t = 5)]
     rounds: usize,
+    /// Scenarios played at once, 1 to 6
+    #[arg(long, default_value_t = 6, value_parser = concurrency)]
     concurrency: usize,
+    /// Actions in the memory measure
+    #[arg(long, default_value_t = 1000)]
     actions: usize,
 }
 
-fn usage(problem: &str) -> ! {
-    eprintln!("browser-bench: {problem}");
-    eprintln!(
-        "usage: browser-bench [--root DIR] [--out DIR] [--server PATH] [--named-wasm PATH] \
-         [--named-full-wasm PATH] [--divan PATH] [--fleet-divan PATH] [--browsers chromium,firefox] [--loads N] [--rounds N] \
-         [--concurrency N] [--actions N]"
-    );
-    std::process::exit(2)
+/// A browser by name: chromium or firefox.
+fn browser(name: &str) -> Result<Browser, String> {
+    Browser::parse(name).ok_or_else(|| format!("unknown browser {name}: chromium or firefox"))
 }
 
-fn config() -> Config {
-    let root = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let mut c = Config {
-        out: root.join("target/bench"),
-        server: root.join("target/release/fixture-server"),
-        named_wasm: root.join("target/bench/named/retry_budget_bg.wasm"),
-        named_full_wasm: root.join("target/bench/named-full/retry_budget_bg.wasm"),
-        divan: root.join("target/bench/decisions.txt"),
-        fleet_divan: root.join("target/bench/fleet.txt"),
-        root,
-        browsers: vec![Browser::Chromium, Browser::Firefox],
-        loads: 30,
-        rounds: 5,
-        concurrency: 6,
-        actions: 1000,
-    };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let Some(value) = args.next() else {
-            usage(&format!("{flag} needs a value"))
-        };
-        let count = || -> usize {
-            value
-                .parse()
-                .unwrap_or_else(|_| usage(&format!("{flag}: not a count: {value}")))
-        };
-        match flag.as_str() {
-            "--root" => c.root = PathBuf::from(&value),
-            "--out" => c.out = PathBuf::from(&value),
-            "--server" => c.server = PathBuf::from(&value),
-            "--named-wasm" => c.named_wasm = PathBuf::from(&value),
-            "--named-full-wasm" => c.named_full_wasm = PathBuf::from(&value),
-            "--divan" => c.divan = PathBuf::from(&value),
-            "--fleet-divan" => c.fleet_divan = PathBuf::from(&value),
-            "--loads" => c.loads = count(),
-            "--rounds" => c.rounds = count(),
-            "--concurrency" => c.concurrency = count().clamp(1, 6),
-            "--actions" => c.actions = count(),
-            "--browsers" => {
-                c.browsers = value
-                    .split(',')
-                    .filter(|b| !b.is_empty())
-                    .map(|b| {
-                        Browser::parse(b).unwrap_or_else(|| usage(&format!("unknown browser {b}")))
-                    })
-                    .collect();
-            }
-            other => usage(&format!("unknown argument {other}")),
-        }
+/// How many scenarios to play at once: 1 to 6.
+fn concurrency(text: &str) -> Result<usize, String> {
+    match text.parse() {
+        Ok(n @ 1..=6) => Ok(n),
+        _ => Err(format!("{text}: a count from 1 to 6")),
     }
-    c
+}
+
+impl Config {
+    /// The flags, every relative path read from the root.
+    fn read() -> Config {
+        let mut c = Config::parse();
+        if c.root.is_relative() {
+            let here = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+            c.root = here.join(&c.root);
+        }
+        let root = c.root.clone();
+        let paths = [
+            &mut c.out,
+            &mut c.server,
+            &mut c.named_wasm,
+            &mut c.named_full_wasm,
+            &mut c.divan,
+            &mut c.fleet_divan,
+        ];
+        for path in paths.into_iter().chain(&mut c.fleet_scale) {
+            *path = root.join(&*path);
+        }
+        c
+    }
+}
+
+/// Ends the command: a part's inputs could not be read at all.
+fn usage(problem: &str) -> ! {
+    Config::command()
+        .error(clap::error::ErrorKind::Io, problem)
+        .exit()
 }
 
 fn progress(message: &str) {
@@ -150,7 +165,7 @@ type Models = Result<BTreeMap<String, measure::Model>, String>;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let c = config();
+    let c = Config::read();
     let started = Instant::now();
     let mut errors = Vec::new();
     if let Err(e) = std::fs::create_dir_all(&c.out) {
@@ -165,9 +180,10 @@ async fn main() {
     let size = size_report::section(&c.root, &named, &mut errors);
     let native = divan_rows(&c.divan, "decision cost", &mut errors);
     let fleet = divan_rows(&c.fleet_divan, "fleet speed", &mut errors);
+    let scale = fleet_scale::section(&c.fleet_scale, &mut errors);
     let parts = browser_parts(&c, &mut errors).await;
 
-    let report = report(&c, started, size, [native, fleet], parts, &errors);
+    let report = report(&c, started, size, [native, fleet, scale], parts, &errors);
     let path = c.out.join("report.json");
     write(
         &path,
@@ -332,7 +348,7 @@ fn report(
     c: &Config,
     started: Instant,
     size: Value,
-    [native, fleet]: [Value; 2],
+    [native, fleet, scale]: [Value; 3],
     parts: BrowserParts,
     errors: &[String],
 ) -> Value {
@@ -361,6 +377,7 @@ fn report(
         "fidelity": parts.fidelity,
         "decision": { "native": native, "browser": parts.in_browser },
         "fleet_speed": fleet,
+        "fleet_scale": scale,
         "memory": parts.memory,
         "errors": errors,
     })

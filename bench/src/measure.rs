@@ -158,7 +158,9 @@ pub fn models(root: &Path) -> Result<BTreeMap<String, Model>, String> {
 
 /// What the model says of `scenario` played live (see [`live_form`]).
 fn model_of(scenario: &Scenario) -> Result<Model, String> {
-    let report = model_run(&live_form(scenario)).map_err(|e| e.to_string())?;
+    let report = model_run(&live_form(scenario))
+        .map_err(|e| e.to_string())?
+        .report;
     Ok(Model {
         starts_s: report
             .attempt_starts_s

@@ -166,6 +166,7 @@ pub fn render(r: &Value) -> String {
     out += &decisions(r);
     out += &memory(r);
     out += &fleet_speed(r);
+    out += &fleet_scale(r);
     out += &not_measured(&r["errors"]);
     out
 }
@@ -534,6 +535,53 @@ fn fleet_speed(r: &Value) -> String {
     out
 }
 
+/// The fleet at scale: each run's wall and CPU time, peak memory and policies' times, and
+/// the fastest of each.
+fn fleet_scale(r: &Value) -> String {
+    let mut out = String::from(
+        "\n## 7. The fleet at scale (a million widgets: `fleet --pages 333333 --widgets 3 --arrive-over 600`, all five policies, native, under `/usr/bin/time -v`)\n\n",
+    );
+    let scale = &r["fleet_scale"];
+    if let Some(e) = error_of(scale) {
+        return out + &format!("Not measured ({e})\n");
+    }
+    let s = |v: &Value| v.as_f64().map_or("-".into(), |s| format!("{s:.2} s"));
+    let mut head = vec!["run", "wall", "CPU (user)", "peak RSS"];
+    let names: Vec<String> = items(&scale["runs"][0]["policies"])
+        .iter()
+        .map(|p| text(&p["policy"]))
+        .collect();
+    head.extend(names.iter().map(String::as_str));
+    let policy_cells = |policies: &Value| -> Vec<String> {
+        items(policies).iter().map(|p| s(&p["seconds"])).collect()
+    };
+    let mut rows: Vec<Vec<String>> = items(&scale["runs"])
+        .iter()
+        .enumerate()
+        .map(|(i, run)| {
+            let rss = run["max_rss_kb"].as_f64().map_or(0, |kb| kb as u64 * 1024);
+            let mut row = vec![(i + 1).to_string(), s(&run["wall_s"]), s(&run["user_s"])];
+            row.push(format!("{} MB", thousands(rss / 1_000_000)));
+            row.extend(policy_cells(&run["policies"]));
+            row
+        })
+        .collect();
+    let fastest = &scale["fastest"];
+    let mut row = vec![
+        "fastest".into(),
+        s(&fastest["wall_s"]),
+        s(&fastest["user_s"]),
+        "-".into(),
+    ];
+    row.extend(policy_cells(&fastest["policies"]));
+    rows.push(row);
+    out += &table(&head, 1, &rows);
+    let ratio = fastest["ours_over_ky"]
+        .as_f64()
+        .map_or("-".into(), |r| format!("{r:.2}"));
+    out + &format!("\nours' time over ky's (fastest of each): {ratio}\n")
+}
+
 /// The memory measures: the report's key, the row's label, and whether it counts bytes.
 const MEMORY_MEASURES: [(&str, &str, bool); 6] = [
     ("wasm_memory_bytes", "wasm memory, bytes", true),
@@ -649,5 +697,33 @@ mod tests {
             "{out}"
         );
         assert!(lines[3].starts_with("| ky defaults alone "), "{out}");
+    }
+
+    #[test]
+    fn fleet_scale_has_a_row_per_run_and_the_fastest() {
+        let run = |wall: f64, ours: f64| {
+            serde_json::json!({ "wall_s": wall, "user_s": wall, "max_rss_kb": 102_400.0,
+                "policies": [{ "policy": "ours", "seconds": ours },
+                             { "policy": "ky defaults", "seconds": 1.0 }] })
+        };
+        let r = serde_json::json!({ "fleet_scale": {
+            "runs": [run(7.5, 1.8), run(8.5, 2.2)],
+            "fastest": { "wall_s": 7.5, "user_s": 7.5, "ours_over_ky": 1.8,
+                         "policies": [{ "policy": "ours", "seconds": 1.8 },
+                                      { "policy": "ky defaults", "seconds": 1.0 }] },
+            "max_rss_kb": 102_400.0 } });
+        let out = fleet_scale(&r);
+        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("| ")).collect();
+        assert_eq!(lines.len(), 4, "{out}");
+        assert!(lines[0].contains("ky defaults"), "{out}");
+        assert!(
+            lines[1].contains("7.50 s") && lines[1].contains("104 MB"),
+            "{out}"
+        );
+        assert!(lines[3].starts_with("| fastest"), "{out}");
+        assert!(
+            out.contains("ours' time over ky's (fastest of each): 1.80"),
+            "{out}"
+        );
     }
 }

@@ -2,9 +2,9 @@
 //! `Date.now()` (used only to stand in for a missing `Date` header when the policy trusts it),
 //! and timers (cleared when dropped) that cannot wrap.
 
-use core::time::Duration;
+use std::time::Duration;
 
-use js_sys::Function;
+use gloo_timers::callback::Timeout;
 use wasm_bindgen::prelude::*;
 
 use retry_budget_model::utc::UtcTime;
@@ -23,14 +23,6 @@ extern "C" {
     /// milliseconds; `performance.now()` counts from it.
     #[wasm_bindgen(thread_local_v2, js_namespace = ["globalThis", "performance"], js_name = timeOrigin)]
     static TIME_ORIGIN: JsValue;
-
-    /// `setTimeout(handler, ms)`: a number in a browser, a `Timeout` object in Node.
-    #[wasm_bindgen(js_name = setTimeout)]
-    fn set_timeout(handler: &Function, ms: u32) -> JsValue;
-
-    /// `clearTimeout(id)`.
-    #[wasm_bindgen(js_name = clearTimeout)]
-    fn clear_timeout(id: &JsValue);
 
 }
 
@@ -64,11 +56,11 @@ impl Clock {
         of_millis(ms)
     }
 
-    /// Calls `handler` once at elapsed `at`, or a little earlier when `at` is further than
+    /// Calls `callback` once at elapsed `at`, or a little earlier when `at` is further than
     /// one timer can reach. Timers take milliseconds as a 32-bit signed number and fire at once
     /// when it wraps (about 24.8 days), so the delay is clamped; the model answers an early
     /// wake-up with the rest of the wait. Dropping the timer clears it.
-    pub(crate) fn call_at(&self, at: Duration, handler: &Function) -> Timer {
+    pub(crate) fn call_at(&self, at: Duration, callback: impl FnOnce() + 'static) -> Timeout {
         let left = at.saturating_sub(self.elapsed());
         // Whole microseconds, rounded up to milliseconds: a timer must not be armed to fire
         // before the model's time. (In 64-bit arithmetic: 128-bit division costs the page.)
@@ -77,18 +69,7 @@ impl Clock {
             .saturating_mul(1000)
             .saturating_add(u64::from(left.subsec_micros().div_ceil(1000)));
         let ms = u32::try_from(ms).unwrap_or(u32::MAX).min(i32::MAX as u32);
-        Timer(set_timeout(handler, ms))
-    }
-}
-
-/// A timer that is armed; dropping it clears it. The handler is the caller's: a function that
-/// this module keeps alive for as long as the timer may fire.
-#[must_use = "dropping a timer clears it"]
-pub(crate) struct Timer(JsValue);
-
-impl Drop for Timer {
-    fn drop(&mut self) {
-        clear_timeout(&self.0);
+        Timeout::new(ms, callback)
     }
 }
 

@@ -1,9 +1,11 @@
 //! `simulateFleet(options)` (full build only): the fleet simulation of the `fleet` command, run
 //! in the page. The options are the command's flags by their JavaScript names; the result is
-//! the command's `--json`, parsed, so the page and the command show the same figures.
+//! the library's report, handed over by serde-wasm-bindgen as plain objects, so the page and
+//! the command's `--json` show the same figures.
 
 use ::fleet::{Opt, OptionError, Options};
 use js_sys::{Object, Reflect};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -29,6 +31,12 @@ export interface FleetOptions {
   window?: number;
   /** How a 429 says when to come back. Default "seconds". */
   retryAfter?: "seconds" | "date" | "none";
+  /** The shortest network round trip in milliseconds, a whole number from 1 to 10000; most are close to it. Default 100. */
+  latency?: number;
+  /** The weight of the round trips' slow tail, 0 to 100: one round trip in 1 + x takes longer than latency × (1 + tail × x); 0 for none. Default 0.1. */
+  tail?: number;
+  /** The most requests the service answers per second, 429s included, a whole number from 1 to 1e9; more wait their turn. Default 100000. */
+  serve?: number;
   /** The seed, a whole number from 0 to 2^53 - 1: the same seed gives the same figures. Default 1. */
   seed?: number;
 }
@@ -46,6 +54,7 @@ export interface FleetPolicy {
   time_to_data_s: { p50: number; p95: number; max: number };
   longest_wait_for_outcome_s: number;
   requests_per_action: { mean: number; max: number };
+  /** Requests the service answered after their user had been told a final outcome. */
   requests_after_outcome: number;
   early_sends: number;
   /** Requests per second reaching the service, one value per bin of `bin_s` from the start. */
@@ -68,8 +77,11 @@ pub fn simulate_fleet(
     let scenario = read_options(&options)?
         .scenario()
         .map_err(|e| option_error(&e))?;
-    let text = ::fleet::simulate(&scenario).to_json().to_text();
-    js_sys::JSON::parse(&text).map_err(|_| JsError::new("simulateFleet: unreadable result"))
+    let report = ::fleet::simulate(&scenario).report();
+    let plain = serde_wasm_bindgen::Serializer::json_compatible();
+    report
+        .serialize(&plain)
+        .map_err(|e| JsError::new(&format!("simulateFleet: {e}")))
 }
 
 /// The options object read onto the defaults; `undefined` and `null` are the defaults.
@@ -118,7 +130,7 @@ fn set(options: &mut Options, opt: Opt, value: &JsValue) -> Result<(), JsError> 
         let number = value
             .as_f64()
             .ok_or_else(|| fail(opt, "must be a number"))?;
-        options.set_fraction(opt, number)
+        options.set_number(opt, number)
     };
     done.map_err(|e| option_error(&e))
 }

@@ -1,16 +1,12 @@
-//! JavaScript values without serde: option and scenario objects are read in place (the model
-//! loader's `Node`, for [`Js`]), and reports cross as the JSON text of the model's one view,
-//! parsed by `JSON.parse`. serde_json, serde's derives, serde-wasm-bindgen and the float
-//! formatting their messages need cost the page more than the model itself.
+//! JavaScript values: what the module reads of the objects it is given, and what it hands back.
+//! Everything that goes out (reports, updates, the default policy, the rate limits) is a serde
+//! value handed over by serde-wasm-bindgen in its JSON-compatible mode: plain objects, arrays
+//! and `null`, never `Map` or `undefined`.
 
-use crate::prelude::*;
-use js_sys::{Array, Object, Reflect};
-use retry_budget_model::json::Json;
-use retry_budget_model::scenario::{Kind, Node};
+use retry_budget_model::action::Outcome;
+use retry_budget_model::{Action, Event, Report};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-
-use crate::Callback;
 
 #[wasm_bindgen]
 extern "C" {
@@ -45,30 +41,30 @@ extern "C" {
     #[wasm_bindgen(method, getter)]
     fn origin(this: &Url) -> String;
 
-    /// A promise, with `then` taking plain functions (bound ones, here).
-    #[wasm_bindgen(js_name = Promise)]
-    type Thenable;
-
-    #[wasm_bindgen(method, js_name = then)]
-    fn then_with(this: &Thenable, fulfilled: &js_sys::Function, rejected: &js_sys::Function);
-
-    /// `new Promise(executor)`, with an executor of this module's one closure signature.
-    #[wasm_bindgen(constructor, js_class = "Promise")]
-    fn new(executor: &Callback) -> Thenable;
-
     /// `JSON.parse(text)` of text from elsewhere.
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
     pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
 }
 
-/// `object[i]`, through the `Reflect.get` the loader imports anyway.
-fn index(object: &JsValue, i: u32) -> JsValue {
-    Reflect::get(object, &JsValue::from(i)).unwrap_or(JsValue::UNDEFINED)
-}
-
 /// The global object.
 pub(crate) fn global() -> JsValue {
     GLOBAL_THIS.with(JsValue::clone)
+}
+
+/// `value[key]` of an object; `None` for anything that is not an object, for a getter that
+/// throws, and for `undefined`.
+pub(crate) fn member(value: &JsValue, key: &str) -> Option<JsValue> {
+    if !value.is_object() {
+        return None;
+    }
+    js_sys::Reflect::get(value, &JsValue::from_str(key))
+        .ok()
+        .filter(|v| !v.is_undefined())
+}
+
+/// Whether `value[key]` is a function.
+pub(crate) fn has_method(value: &JsValue, key: &str) -> bool {
+    member(value, key).is_some_and(|f| f.is_function())
 }
 
 /// Sets a property of an object this module (or the API) has just created.
@@ -81,7 +77,7 @@ pub(crate) fn set(object: &JsValue, key: &str, value: &JsValue) {
 pub(crate) fn draw() -> f64 {
     let cell = js_sys::Uint32Array::new_with_length(1);
     match get_random_values(&cell) {
-        Ok(_) => index(&cell, 0).as_f64().unwrap_or(0.0) / 4_294_967_296.0,
+        Ok(_) => f64::from(cell.get_index(0)) / 4_294_967_296.0,
         Err(_) => math_random(),
     }
 }
@@ -89,122 +85,65 @@ pub(crate) fn draw() -> f64 {
 /// The origin of `url`, read against this page's address (a worker's, or none in Node); the
 /// URL itself when it cannot be read, so that blocks still key on something stable.
 pub(crate) fn origin_of(url: &str) -> String {
-    let base = Js(global())
-        .member("location")
-        .and_then(|l| l.member("href"))
-        .map_or(JsValue::UNDEFINED, |h| h.0);
+    let base = member(&global(), "location")
+        .and_then(|l| member(&l, "href"))
+        .unwrap_or(JsValue::UNDEFINED);
     Url::new(url, &base).map_or_else(|_| url.to_owned(), |u| u.origin())
 }
 
-/// `new Promise(executor)`: `executor` is called at once with `resolve` and `reject`, and may be
-/// dropped when this returns.
-pub(crate) fn promise(executor: &Callback) -> js_sys::Promise {
-    Thenable::new(executor).unchecked_into()
+/// `value` as the plain JavaScript value it serializes to. The module's own values always
+/// serialize; should one ever fail, the view gets `null` rather than a panic.
+pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {
+    let plain = serde_wasm_bindgen::Serializer::json_compatible();
+    value.serialize(&plain).unwrap_or(JsValue::NULL)
 }
 
-/// `promise.then(fulfilled, rejected)`.
-pub(crate) fn then(
-    promise: &js_sys::Promise,
-    fulfilled: &js_sys::Function,
-    rejected: &js_sys::Function,
-) {
-    promise
-        .unchecked_ref::<Thenable>()
-        .then_with(fulfilled, rejected);
+/// What the view is told after a step (`onUpdate`'s argument).
+#[derive(Serialize)]
+struct Update<'a> {
+    /// What the user is told now.
+    visible: &'a [String],
+    /// The trace events since the previous update.
+    events: &'a [Event],
+    /// The outcome, `null` while running.
+    outcome: Option<Outcome>,
 }
 
-/// A model value as the plain JavaScript value it describes. (`JSON.parse` of text this module
-/// wrote cannot throw; the one import that catches serves both uses.)
-pub(crate) fn value_of(json: &Json) -> JsValue {
-    parse_json(&JsValue::from_str(&json.to_text())).unwrap_or(JsValue::NULL)
+/// The update after a step: the visible state, the events from `from` on and the outcome; in
+/// the full build, the step table's rows so far too.
+pub(crate) fn update_value(action: &Action, from: usize, visible: &[String]) -> JsValue {
+    let update = to_js(&Update {
+        visible,
+        events: action.events().get(from..).unwrap_or_default(),
+        outcome: action.stopped().map(|(_, cause)| cause.outcome()),
+    });
+    with_steps(&update, action.events(), action.policy().attempt_cap);
+    update
 }
 
-/// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts.
-pub(crate) fn abort_error(message: &str) -> JsValue {
+/// A report as JavaScript gets it; in the full build, with the step table's rows.
+pub(crate) fn report_value(report: &Report) -> JsValue {
+    let value = to_js(report);
+    with_steps(&value, &report.events, report.policy.attempt_cap);
+    value
+}
+
+/// Adds the step table's rows of `events` to `value` (the full build: the page draws them; the
+/// app build leaves their words out of what every page downloads).
+#[cfg(feature = "full")]
+fn with_steps(value: &JsValue, events: &[Event], cap: std::time::Duration) {
+    let rows = retry_budget_model::steps::steps(events, cap);
+    set(value, "steps", &to_js(&rows));
+}
+
+#[cfg(not(feature = "full"))]
+fn with_steps(_: &JsValue, _: &[Event], _: std::time::Duration) {}
+
+/// A JS `Error` named `AbortError`, as `fetch` rejects with when its signal aborts, carrying
+/// the action's `report`.
+pub(crate) fn abort_error(message: &str, report: &JsValue) -> JsValue {
     let error = JsValue::from(JsError::new(message));
     set(&error, "name", &JsValue::from_str("AbortError"));
+    set(&error, "report", report);
     error
-}
-
-/// A JavaScript value, read by the model's loader.
-#[derive(Clone, Debug)]
-pub(crate) struct Js(pub(crate) JsValue);
-
-impl Node for Js {
-    fn kind(&self) -> Kind {
-        let v = &self.0;
-        if v.is_null() || v.is_undefined() {
-            Kind::Null
-        } else if v.as_bool().is_some() {
-            Kind::Bool
-        } else if v.as_f64().is_some() {
-            Kind::Number
-        } else if v.is_string() {
-            Kind::String
-        } else if Array::is_array(v) {
-            Kind::Array
-        } else if v.is_object() {
-            Kind::Object
-        } else if v.is_function() {
-            Kind::Other("a function")
-        } else if v.is_bigint() {
-            Kind::Other("a bigint")
-        } else {
-            Kind::Other("a symbol")
-        }
-    }
-
-    fn member(&self, key: &str) -> Option<Self> {
-        if !self.0.is_object() {
-            return None;
-        }
-        // A throwing getter reads as absent; `undefined` is absent too.
-        Reflect::get(&self.0, &JsValue::from_str(key))
-            .ok()
-            .filter(|v| !v.is_undefined())
-            .map(Js)
-    }
-
-    fn keys(&self) -> Vec<String> {
-        if !self.0.is_object() {
-            return Vec::new();
-        }
-        // Sorted, as serde_json orders an object's keys natively.
-        Object::keys(self.0.unchecked_ref::<Object>())
-            .sort()
-            .iter()
-            .filter_map(|k| k.as_string())
-            .collect()
-    }
-
-    fn items(&self) -> Vec<Self> {
-        if !Array::is_array(&self.0) {
-            return Vec::new();
-        }
-        let list = self.0.unchecked_ref::<Array>();
-        (0..list.length()).map(|i| Js(index(list, i))).collect()
-    }
-
-    fn string(&self) -> Option<String> {
-        self.0.as_string()
-    }
-
-    fn boolean(&self) -> Option<bool> {
-        self.0.as_bool()
-    }
-
-    fn float(&self) -> Option<f64> {
-        self.0.as_f64()
-    }
-
-    fn whole(&self) -> Option<u64> {
-        // A JavaScript number is a float; the loader reads its whole value from that.
-        None
-    }
-
-    fn push_number(&self, out: &mut String) {
-        if self.0.as_f64().is_some() {
-            out.push_str(&string_of(&self.0));
-        }
-    }
 }

@@ -2,159 +2,92 @@
 //! (`pagehide`, which also covers a page going into the back/forward cache), or a newer action
 //! for the same screen. Any of them ends the action for good.
 
-use crate::prelude::*;
-use crate::{Callback, Single};
-use alloc::rc::Rc;
-use core::cell::{Cell, RefCell};
+use std::cell::RefCell;
+use std::rc::Rc;
 
+use gloo_events::EventListener;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
-use retry_budget_model::scenario::Node;
+use crate::inbox::Inbox;
+use crate::js::{global, has_method};
 
-use crate::js::{global, Js};
-
-#[wasm_bindgen]
-extern "C" {
-    /// An `EventTarget`, with just the two methods used here.
-    type Target;
-
-    #[wasm_bindgen(method, js_name = addEventListener)]
-    fn add_listener(this: &Target, kind: &str, listener: &Callback);
-
-    #[wasm_bindgen(method, js_name = removeEventListener)]
-    fn remove_listener(this: &Target, kind: &str, listener: &Callback);
+thread_local! {
+    /// The action that owns each named screen, by its inbox.
+    static SCREENS: RefCell<Vec<(String, Rc<Inbox>)>> = const { RefCell::new(Vec::new()) };
 }
 
-/// A one-way switch: once set, it stays set, and its one listener is told, once. The screen
-/// letting go is one.
-#[derive(Default)]
-pub(crate) struct Flag {
-    set: Cell<bool>,
-    listener: Cell<Option<Box<dyn FnOnce()>>>,
-}
-
-impl Flag {
-    /// Sets the switch and tells the listener, the first time.
-    pub(crate) fn set(&self) {
-        if !self.set.replace(true) {
-            if let Some(listener) = self.listener.take() {
-                listener();
-            }
-        }
-    }
-
-    /// Whether the switch is set.
-    pub(crate) fn is_set(&self) -> bool {
-        self.set.get()
-    }
-
-    /// Calls `listener` when the switch is set (never, if it already is).
-    pub(crate) fn on_set(&self, listener: Box<dyn FnOnce()>) {
-        if !self.is_set() {
-            self.listener.set(Some(listener));
-        }
-    }
-}
-
-/// An event listener that is removed, and its callback freed, when dropped.
-struct Listener {
-    target: JsValue,
-    kind: &'static str,
-    callback: Callback,
-}
-
-impl Listener {
-    /// Sets `flag` when `target` fires `kind`.
-    fn new(target: &JsValue, kind: &'static str, flag: &Rc<Flag>) -> Listener {
-        let flag = Rc::clone(flag);
-        let callback = Closure::new(move |_: JsValue, _: JsValue| flag.set());
-        target
-            .unchecked_ref::<Target>()
-            .add_listener(kind, &callback);
-        Listener {
-            target: target.clone(),
-            kind,
-            callback,
-        }
-    }
-}
-
-impl Drop for Listener {
-    fn drop(&mut self) {
-        self.target
-            .unchecked_ref::<Target>()
-            .remove_listener(self.kind, &self.callback);
-    }
-}
-
-/// The action that owns each named screen.
-static SCREENS: Single<Vec<(String, Rc<Flag>)>> = Single(RefCell::new(Vec::new()));
-
-/// Works on the screens' owners; `None` while they are in use (a flag's callback that claims
-/// or gives up a screen), which the callers treat as "nothing to do".
-fn with_screens<T>(f: impl FnOnce(&mut Vec<(String, Rc<Flag>)>) -> T) -> Option<T> {
-    SCREENS.0.try_borrow_mut().ok().map(|mut s| f(&mut s))
+/// Works on the screens' owners; `None` if they are in use, which the callers treat as
+/// "nothing to do" (nothing that runs while they are in use claims a screen).
+fn with_screens<T>(f: impl FnOnce(&mut Vec<(String, Rc<Inbox>)>) -> T) -> Option<T> {
+    SCREENS.with(|screens| screens.try_borrow_mut().ok().map(|mut s| f(&mut s)))
 }
 
 /// Everything that can make one action's screen let go. Dropping it removes its listeners and
 /// gives up its screen, so an ended action leaves nothing behind.
 pub(crate) struct Ownership {
-    /// Set when the screen lets go.
-    pub(crate) leave: Rc<Flag>,
+    inbox: Rc<Inbox>,
     screen: Option<String>,
-    _listeners: Vec<Listener>,
+    _listeners: Vec<EventListener>,
 }
 
 impl Ownership {
     /// Takes ownership of `screen` (ending the action that held it), and listens to `signal`
-    /// and to the page being hidden.
-    pub(crate) fn claim(screen: Option<String>, signal: Option<&AbortSignal>) -> Ownership {
-        let leave = Rc::new(Flag::default());
+    /// and to the page being hidden; whichever lets go tells `inbox`. An already aborted
+    /// `signal` has let go before this returns.
+    pub(crate) fn claim(
+        screen: Option<String>,
+        signal: Option<&AbortSignal>,
+        inbox: &Rc<Inbox>,
+    ) -> Ownership {
         let mut listeners = Vec::with_capacity(2);
         if let Some(signal) = signal {
             if signal.aborted() {
-                leave.set();
+                inbox.leave();
             }
-            listeners.push(Listener::new(signal, "abort", &leave));
+            listeners.push(leave_on(signal, "abort", inbox));
         }
         // A window fires pagehide; a worker or Node has no page to hide (Node's global takes no
         // listeners at all).
         let global = global();
-        if Js(global.clone())
-            .member("addEventListener")
-            .is_some_and(|f| f.0.is_function())
-        {
-            listeners.push(Listener::new(&global, "pagehide", &leave));
+        if has_method(&global, "addEventListener") {
+            listeners.push(leave_on(&global, "pagehide", inbox));
         }
         if let Some(name) = &screen {
-            let previous = with_screens(|screens| {
-                if let Some(slot) = screens.iter_mut().find(|(key, _)| key == name) {
-                    Some(core::mem::replace(&mut slot.1, Rc::clone(&leave)))
-                } else {
-                    screens.push((name.clone(), Rc::clone(&leave)));
-                    None
-                }
-            });
-            // The action that held the screen ends now, outside the registry's borrow.
+            let previous =
+                with_screens(
+                    |screens| match screens.iter_mut().find(|(key, _)| key == name) {
+                        Some(slot) => Some(std::mem::replace(&mut slot.1, Rc::clone(inbox))),
+                        None => {
+                            screens.push((name.clone(), Rc::clone(inbox)));
+                            None
+                        }
+                    },
+                );
             if let Some(previous) = previous.flatten() {
-                previous.set();
+                previous.leave();
             }
         }
         Ownership {
-            leave,
+            inbox: Rc::clone(inbox),
             screen,
             _listeners: listeners,
         }
     }
 }
 
+/// Tells `inbox` that the screen let go when `target` fires `kind`, until dropped.
+fn leave_on(target: &JsValue, kind: &'static str, inbox: &Rc<Inbox>) -> EventListener {
+    let inbox = Rc::clone(inbox);
+    EventListener::new(target.unchecked_ref(), kind, move |_| inbox.leave())
+}
+
 impl Drop for Ownership {
     fn drop(&mut self) {
         if let Some(name) = &self.screen {
             with_screens(|screens| {
-                screens.retain(|(key, owner)| key != name || !Rc::ptr_eq(owner, &self.leave));
+                screens.retain(|(key, owner)| key != name || !Rc::ptr_eq(owner, &self.inbox));
             });
         }
     }

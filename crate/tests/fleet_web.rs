@@ -1,10 +1,14 @@
-//! `simulateFleet` in headless Chrome and Firefox gives the figures the native command gives:
-//! each case of `fleet/tests/small-runs.json` (which a native test keeps equal to what the
-//! command prints) is run through the export and compared number for number. Bad options
-//! throw an `Error` that names the option.
+//! `simulateFleet` in headless Chrome and Firefox: its figures equal the runs worked out by
+//! hand from the rules (`fleet/tests/hand_worked/cases.rs`, which the native library is held
+//! to as well), read from the plain objects it returns; bad options throw an `Error` that
+//! names the option.
 #![cfg(all(target_arch = "wasm32", feature = "full"))]
 
-use js_sys::JSON;
+#[path = "../../fleet/tests/hand_worked/cases.rs"]
+mod cases;
+
+use cases::{Expect, Given, CASES, SHARED};
+use js_sys::{Array, Object, Reflect, JSON};
 use retry_budget::simulate_fleet;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
@@ -12,37 +16,94 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-const FIXTURE: &str = include_str!("../../fleet/tests/small-runs.json");
-
 /// A JSON value as the JavaScript value it describes.
 fn js(value: &Value) -> JsValue {
     JSON::parse(&value.to_string()).expect("JSON")
-}
-
-/// A JavaScript value as JSON.
-fn json(value: &JsValue) -> Value {
-    let text: String = JSON::stringify(value).expect("stringify").into();
-    serde_json::from_str(&text).expect("JSON")
 }
 
 /// The message of the `Error` that `simulateFleet(options)` throws.
 fn thrown(options: Value) -> String {
     let error = simulate_fleet(js(&options)).expect_err("rejected");
     let error: JsValue = error.into();
-    js_sys::Reflect::get(&error, &"message".into())
+    Reflect::get(&error, &"message".into())
         .ok()
         .and_then(|m| m.as_string())
         .unwrap_or_default()
 }
 
-#[wasm_bindgen_test]
-fn the_figures_and_series_are_the_commands() {
-    let cases: Vec<Value> = serde_json::from_str(FIXTURE).expect("the fixture");
-    assert!(cases.len() >= 3);
-    for case in &cases {
-        let result = simulate_fleet(js(&case["options"])).expect("a run");
-        assert_eq!(json(&result), case["result"], "{}", case["options"]);
+/// The options object of a case, built as a page would.
+fn options(given: &[Given]) -> JsValue {
+    let object = Object::new();
+    for g in SHARED.iter().chain(given) {
+        let (key, value) = match *g {
+            Given::Number(key, n) => (key, JsValue::from(n)),
+            Given::Word(key, w) => (key, JsValue::from(w)),
+        };
+        Reflect::set(&object, &key.into(), &value).expect("a plain object");
     }
+    object.into()
+}
+
+/// A figure of a plain object by its path: `time_to_data_s.p50`.
+fn figure(object: &JsValue, path: &str) -> JsValue {
+    path.split('.').fold(object.clone(), |o, key| {
+        Reflect::get(&o, &key.into()).expect("a property")
+    })
+}
+
+/// What the report of a policy must hold: each figure's path and value.
+fn expected(e: &Expect) -> Vec<(&'static str, f64)> {
+    let s = |ms: u64| ms as f64 / 1000.0;
+    // Rounded half up to six places, as the report writes it.
+    let share = ((e.refused * 2_000_000 + e.requests) / (e.requests * 2).max(1)) as f64 / 1e6;
+    vec![
+        ("requests", e.requests as f64),
+        ("share_429", share),
+        ("peak_per_s", e.peak_per_s as f64),
+        ("with_data", e.with_data as f64),
+        ("time_to_data_s.p50", s(e.to_data_ms[0])),
+        ("time_to_data_s.p95", s(e.to_data_ms[1])),
+        ("time_to_data_s.max", s(e.to_data_ms[2])),
+        ("longest_wait_for_outcome_s", s(e.longest_wait_ms)),
+        ("requests_per_action.max", f64::from(e.most_per_action)),
+        ("requests_after_outcome", e.after_outcome as f64),
+        ("early_sends", 0.0),
+    ]
+}
+
+#[wasm_bindgen_test]
+fn the_figures_are_the_hand_worked_ones() {
+    for case in &CASES {
+        let result = simulate_fleet(options(case.options)).expect("a run");
+        let policies: Array = figure(&result, "policies").dyn_into().expect("an array");
+        for (name, expect) in case.expect {
+            let policy = policies
+                .iter()
+                .find(|p| figure(p, "policy").as_string().as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("{}: no policy {name}", case.name));
+            for (path, value) in expected(expect) {
+                let got = figure(&policy, path).as_f64();
+                assert_eq!(got, Some(value), "{}: {name}: {path}", case.name);
+            }
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn the_report_is_plain_objects_and_numbers() {
+    let result = simulate_fleet(options(CASES[0].options)).expect("a run");
+    // A plain object (not a Map), as JSON.parse would give.
+    let plain = Object::get_prototype_of(&Object::new());
+    assert_eq!(
+        JsValue::from(Object::get_prototype_of(&result)),
+        JsValue::from(plain)
+    );
+    let series = figure(&figure(&result, "policies"), "0");
+    let rates: Array = figure(&series, "requests_per_s")
+        .dyn_into()
+        .expect("an array");
+    assert!(rates.iter().all(|r| r.as_f64().is_some()));
+    assert_eq!(figure(&result, "bin_s").as_f64(), Some(0.1));
 }
 
 #[wasm_bindgen_test]
@@ -69,6 +130,14 @@ fn bad_options_are_named() {
             "options.retryAfter must be a string",
         ),
         (
+            serde_json::json!({ "tail": -1 }),
+            "options.tail must be a number from 0 to 100",
+        ),
+        (
+            serde_json::json!({ "serve": 0 }),
+            "options.serve must be a whole number from 1",
+        ),
+        (
             serde_json::json!({ "clients": 10 }),
             "unknown option \"clients\"",
         ),
@@ -79,7 +148,7 @@ fn bad_options_are_named() {
         assert!(message.contains(expected), "{options}: {message}");
     }
     let not_object = simulate_fleet(JsValue::from(7)).expect_err("rejected");
-    let message = js_sys::Reflect::get(&not_object.into(), &"message".into()).expect("message");
+    let message = Reflect::get(&not_object.into(), &"message".into()).expect("message");
     assert_eq!(
         message.as_string().as_deref(),
         Some("simulateFleet: options must be an object")

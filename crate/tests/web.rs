@@ -17,6 +17,7 @@ use js_sys::{Function, Object, Promise, Reflect};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
 use web_sys::AbortController;
@@ -27,6 +28,8 @@ wasm_bindgen_test_configure!(run_in_browser);
 extern "C" {
     #[wasm_bindgen(js_name = nowMs)]
     fn now_ms() -> f64;
+    #[wasm_bindgen(js_name = sharedNowMs)]
+    fn shared_now_ms() -> f64;
 
     type OtherTab;
     #[wasm_bindgen(constructor)]
@@ -55,6 +58,8 @@ extern "C" {
     fn calls_json(this: &ScriptedFetch) -> String;
     #[wasm_bindgen(method)]
     fn count(this: &ScriptedFetch) -> u32;
+    #[wasm_bindgen(method, js_name = whenSettled)]
+    fn when_settled(this: &ScriptedFetch, index: u32) -> Promise;
 
     type UpdateLog;
     #[wasm_bindgen(constructor)]
@@ -63,6 +68,8 @@ extern "C" {
     fn on_update(this: &UpdateLog) -> Function;
     #[wasm_bindgen(method, js_name = updatesJson)]
     fn updates_json(this: &UpdateLog) -> String;
+    #[wasm_bindgen(method, js_name = until)]
+    fn until_promise(this: &UpdateLog, kind: &str) -> Promise;
 
     type TimerShift;
     #[wasm_bindgen(constructor)]
@@ -129,6 +136,21 @@ async fn sleep(ms: f64) {
         .expect("sleep resolves");
 }
 
+/// Until the view has been told of an event of `kind`: a test waits for the step it needs, not
+/// for a time it guesses the step takes.
+async fn told(log: &UpdateLog, kind: &str) {
+    JsFuture::from(log.until_promise(kind))
+        .await
+        .expect("an update");
+}
+
+/// Until call `index` (from 0) of `fetch` has settled, however it settled.
+async fn call_settled(fetch: &ScriptedFetch, index: u32) {
+    JsFuture::from(fetch.when_settled(index))
+        .await
+        .expect("the call settles");
+}
+
 fn to_json(value: &JsValue) -> Value {
     let text: String = js_sys::JSON::stringify(value)
         .expect("serialisable value")
@@ -164,11 +186,9 @@ fn options(policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) -> Object {
     options
 }
 
-/// Starts one action. The synchronous part must accept these options.
+/// Starts one action.
 fn start(url: &str, options: &Object) -> Promise {
-    retry_budget::fetch_with_budget(JsValue::from_str(url), Some(options.clone()))
-        .map_err(JsValue::from)
-        .expect("fetchWithBudget accepts the options")
+    retry_budget::fetch_with_budget(JsValue::from_str(url), options.clone().into())
 }
 
 /// Awaits an action: `Ok(report)` when it resolves, `Err({is_error, name, message, report})`
@@ -203,11 +223,13 @@ async fn left(promise: Promise) -> Value {
     }
 }
 
-/// A synchronous refusal: the thrown value as `{is_error, name, message}`.
-fn refused(url: JsValue, options: &Object) -> Value {
-    match retry_budget::fetch_with_budget(url, Some(options.clone())) {
-        Ok(_) => panic!("fetchWithBudget accepted options it should refuse"),
-        Err(error) => serde_json::from_str(&describe_error(&JsValue::from(error))).expect("desc"),
+/// A refusal of the arguments: the promise rejects (it never throws), with the error as
+/// `{is_error, name, message}`.
+async fn refused(url: JsValue, options: &Object) -> Value {
+    let promise = retry_budget::fetch_with_budget(url, options.clone().into());
+    match settle(promise).await {
+        Ok(report) => panic!("fetchWithBudget accepted options it should refuse: {report}"),
+        Err(error) => error,
     }
 }
 
@@ -638,7 +660,8 @@ async fn a_wait_past_the_budget_stops_with_no_second_request() {
     assert_eq!(report["attempts"], 1);
     assert_eq!(report["wait_s"], json!(0));
     assert_eq!(report["last_response"]["retry_after"]["delay_s"], json!(30));
-    assert!(num(&report["elapsed_s"]) < 0.05 + TOLERANCE_S);
+    // It stopped at the receipt itself, not after any wait.
+    assert_eq!(report["elapsed_s"], events(&report, "receipt")[0]["at_s"]);
     assert_eq!(
         report["visible"][0],
         "Stopped: retry budget cannot fit another request."
@@ -682,12 +705,12 @@ async fn a_wait_past_the_budget_stops_with_no_second_request() {
 // Leaving
 // ---------------------------------------------------------------------------------------------
 
-/// Leaving during a wait (the caller aborts its signal 0.1 s into a 0.6 s fallback wait) and
-/// during a request (aborted 0.1 s into a 0.6 s request whose server ignores the abort and
-/// answers anyway). Both reject with an `AbortError` carrying a `user_left` report; the
-/// in-flight request's own signal fired at once; no request starts afterwards, even past the
-/// moment the wait would have ended; the late response changes nothing; and onUpdate is never
-/// called after leaving.
+/// Leaving during a wait (the caller aborts its signal once the view has been told of a 0.6 s
+/// fallback wait) and during a request (aborted once the view has been told of the start of a
+/// 0.6 s request whose server ignores the abort and answers anyway). Both reject with an
+/// `AbortError` carrying a `user_left` report; the in-flight request's own signal fired before
+/// the next task; no request starts afterwards, even past the moment the wait would have ended;
+/// the late response changes nothing; and onUpdate is never called after leaving.
 #[wasm_bindgen_test]
 async fn leaving_during_a_wait_or_a_request_ends_the_action() {
     let mut policy = scaled();
@@ -718,16 +741,12 @@ async fn leaving_during_a_wait_or_a_request_ends_the_action() {
     set(&opts, "signal", &leave_flight.signal());
     let run_flight = start("/palettes", &opts);
 
-    sleep(100.0).await;
+    told(&log_flight, "start").await;
     let flight_left_at = now_ms();
     leave_flight.abort();
-    sleep(50.0).await;
-    let waiting_now = updates(&log_wait).pop().expect("an update");
-    assert_eq!(
-        waiting_now.update["events"][1]["event"], "wait",
-        "the action is waiting: {:?}",
-        waiting_now.update
-    );
+    sleep(0.0).await;
+    let next_task_at = now_ms();
+    told(&log_wait, "wait").await;
     let wait_left_at = now_ms();
     leave_wait.abort();
 
@@ -765,12 +784,14 @@ async fn leaving_during_a_wait_or_a_request_ends_the_action() {
         .aborted_ms
         .expect("the in-flight request saw its signal abort");
     assert!(
-        aborted >= flight_left_at && aborted - flight_left_at < 50.0,
-        "the request's signal fired {} ms after leaving",
-        aborted - flight_left_at
+        (flight_left_at..=next_task_at).contains(&aborted),
+        "the request's signal fired at {aborted} ms: not between leaving ({flight_left_at} ms) \
+         and the next task ({next_task_at} ms)"
     );
 
-    // Past the end of the cancelled wait (0.05 + 0.6 s) and past the late answer (0.6 s).
+    // Past the late answer, and past the end of the cancelled wait (0.6 s after its 429: a
+    // timer armed later fires later).
+    call_settled(&fetch_flight, 0).await;
     sleep(650.0).await;
     assert_eq!(
         fetch_wait.count(),
@@ -820,11 +841,7 @@ async fn pagehide_ends_the_action_and_pageshow_resumes_nothing() {
     let fetch = ScriptedFetch::new(&script.to_string());
     let log = UpdateLog::new();
     let run = start("/palettes", &options(&policy, &fetch, &log));
-    sleep(120.0).await;
-    assert_eq!(
-        updates(&log).pop().expect("update").update["events"][1]["event"],
-        "wait"
-    );
+    told(&log, "wait").await;
     let hidden_at = JsFuture::from(hide_then_show(20.0))
         .await
         .expect("events dispatched")
@@ -841,7 +858,8 @@ async fn pagehide_ends_the_action_and_pageshow_resumes_nothing() {
 }
 
 /// A second action for the same screen supersedes the first: the first rejects as
-/// `user_left`, its in-flight request's signal is aborted when the second starts, its onUpdate
+/// `user_left`, its in-flight request's signal is aborted when the second starts (before the
+/// next task), its onUpdate
 /// is never called again, and nothing more is sent for it; its server's late answer (which
 /// ignores the abort) reaches nobody; the second completes normally with its own result.
 #[wasm_bindgen_test]
@@ -861,17 +879,17 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
     let opts = options(&policy, &fetch_old, &log_old);
     set(&opts, "screen", &JsValue::from_str("palettes"));
     let run_old = start("/palettes?old", &opts);
-    sleep(10.0).await; // the action begins on its first poll
+    told(&log_old, "start").await;
     assert_eq!(retry_budget::owned_screens(), 1);
 
-    sleep(100.0).await;
     let fetch_new = ScriptedFetch::new(&fresh.to_string());
     let log_new = UpdateLog::new();
     let opts = options(&policy, &fetch_new, &log_new);
     set(&opts, "screen", &JsValue::from_str("palettes"));
     let superseded_at = now_ms();
     let run_new = start("/palettes?new", &opts);
-    sleep(10.0).await;
+    sleep(0.0).await;
+    let next_task_at = now_ms();
     assert_eq!(retry_budget::owned_screens(), 1, "one screen, one owner");
 
     let old = left(run_old).await;
@@ -884,9 +902,12 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
 
     let old_call = &calls(&fetch_old)[0];
     let aborted = old_call.aborted_ms.expect("the stale request was aborted");
-    assert!(aborted >= superseded_at && aborted - superseded_at < 50.0);
-    // Past the stale answer (0.6 s after the old start).
-    sleep(600.0).await;
+    assert!(
+        (superseded_at..=next_task_at).contains(&aborted),
+        "the stale request's signal fired at {aborted} ms: not between the new start \
+         ({superseded_at} ms) and the next task ({next_task_at} ms)"
+    );
+    call_settled(&fetch_old, 0).await;
     let old_call = &calls(&fetch_old)[0];
     assert_eq!(
         old_call.settled.as_deref(),
@@ -908,10 +929,11 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
 // The cap, and timers that do not fire on time
 // ---------------------------------------------------------------------------------------------
 
-/// The per-attempt cap (0.3 s) is enforced for real: a response whose body never finishes,
-/// and a request whose headers never come, are both aborted at the cap and stop as a timed-out
-/// `transport_error` (not retried, although the budget has room), and the screen says the
-/// attempt took longer than its limit.
+/// The per-attempt cap (0.3 s) is enforced for real: a response whose body never finishes, a
+/// request whose headers never come, and an injected fetch whose promise never settles (not
+/// even when its signal aborts) are all aborted at the cap, never before, and stop as a
+/// timed-out `transport_error` (not retried, although the budget has room); the screen says the
+/// attempt took longer than its limit, and none of them keeps its action running.
 #[wasm_bindgen_test]
 async fn the_cap_aborts_a_slow_response() {
     let mut policy = scaled();
@@ -924,8 +946,13 @@ async fn the_cap_aborts_a_slow_response() {
         { "hang": "headers" },
         { "duration_s": 0.05, "status": 200, "body": list() }
     ]);
+    let never = json!([
+        { "hang": "headers", "ignore_abort": true },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
     let fetch_body = ScriptedFetch::new(&slow_body.to_string());
     let fetch_headers = ScriptedFetch::new(&no_headers.to_string());
+    let fetch_never = ScriptedFetch::new(&never.to_string());
     let run_body = start(
         "/palettes",
         &options(&policy, &fetch_body, &UpdateLog::new()),
@@ -934,11 +961,18 @@ async fn the_cap_aborts_a_slow_response() {
         "/palettes",
         &options(&policy, &fetch_headers, &UpdateLog::new()),
     );
+    let run_never = start(
+        "/palettes",
+        &options(&policy, &fetch_never, &UpdateLog::new()),
+    );
     let body = resolved(run_body).await;
     let headers = resolved(run_headers).await;
+    let never = resolved(run_never).await;
+    assert_clean();
     for (name, report, fetch, settled) in [
-        ("slow body", &body, &fetch_body, "body_aborted"),
-        ("no headers", &headers, &fetch_headers, "aborted"),
+        ("slow body", &body, &fetch_body, Some("body_aborted")),
+        ("no headers", &headers, &fetch_headers, Some("aborted")),
+        ("never settles", &never, &fetch_never, None),
     ] {
         assert_eq!(report["outcome"], "transport_error", "{name}");
         assert_eq!(report["attempts"], 1, "{name}");
@@ -946,10 +980,7 @@ async fn the_cap_aborts_a_slow_response() {
         let failure = &events(report, "failure")[0];
         assert_eq!(failure["error"], "timed_out", "{name}");
         let stop = num(&failure["at_s"]);
-        assert!(
-            (0.3..0.3 + TOLERANCE_S).contains(&stop),
-            "{name}: stopped at {stop}"
-        );
+        assert!(stop >= 0.3, "{name}: stopped at {stop} s, before the cap");
         assert_eq!(
             report["visible"][0], "Stopped: attempt 1 took longer than its 0.3-second limit.",
             "{name}"
@@ -957,15 +988,16 @@ async fn the_cap_aborts_a_slow_response() {
         let call = &calls(fetch)[0];
         let aborted_after = (call.aborted_ms.expect("aborted at the cap") - call.start_ms) / 1000.0;
         assert!(
-            (0.3 - ORIGIN_SLACK_S..0.3 + TOLERANCE_S).contains(&aborted_after),
-            "{name}: aborted {aborted_after} s after it started"
+            aborted_after >= 0.3 - ORIGIN_SLACK_S,
+            "{name}: aborted {aborted_after} s after it started, before the cap"
         );
-        assert_eq!(call.settled.as_deref(), Some(settled), "{name}");
+        assert_eq!(call.settled.as_deref(), settled, "{name}");
     }
     // Not retried: the budget had room for three more, and none went out.
     sleep(300.0).await;
     assert_eq!(fetch_body.count(), 1);
     assert_eq!(fetch_headers.count(), 1);
+    assert_eq!(fetch_never.count(), 1);
     assert_clean();
 }
 
@@ -1153,8 +1185,9 @@ async fn a_non_get_is_refused_and_nothing_is_sent() {
     for method in ["POST", "put", "DELETE", "PATCH"] {
         let opts = options(&scaled(), &fetch, &UpdateLog::new());
         set(&opts, "method", &JsValue::from_str(method));
-        let error = refused(JsValue::from_str("/palettes"), &opts);
+        let error = refused(JsValue::from_str("/palettes"), &opts).await;
         assert_eq!(error["is_error"], true, "{method}: {error}");
+        assert_eq!(error["name"], "TypeError", "{method}: {error}");
         let message = error["message"].as_str().expect("message");
         assert!(message.contains("reads only"), "{method}: {message}");
         assert!(message.contains("GET"), "{method}: {message}");
@@ -1195,9 +1228,27 @@ async fn bad_options_give_clear_errors() {
             "options.policy.attempt_cap_s",
         ),
         (
-            "a typo",
+            "a typo in the policy",
             options(&json!({ "budget": 5 }), &fetch, &UpdateLog::new()),
-            "options.policy.budget: unknown field",
+            "unknown policy field \"budget\"",
+        ),
+        (
+            "a typo in the options (a misspelt signal loses the caller's abort)",
+            {
+                let o = options(&scaled(), &fetch, &UpdateLog::new());
+                set(
+                    &o,
+                    "signla",
+                    &AbortController::new().expect("controller").signal(),
+                );
+                o
+            },
+            "unknown option \"signla\"; the options are policy, signal,",
+        ),
+        (
+            "a number where a number of seconds belongs, written as a string",
+            options(&json!({ "budget_s": "20" }), &fetch, &UpdateLog::new()),
+            "options.policy.budget_s must be a number, not string",
         ),
         (
             "negative",
@@ -1233,8 +1284,12 @@ async fn bad_options_give_clear_errors() {
         ),
     ];
     for (name, opts, needle) in cases {
-        let error = refused(JsValue::from_str("/palettes"), &opts);
+        let error = refused(JsValue::from_str("/palettes"), &opts).await;
         assert_eq!(error["is_error"], true, "{name}: {error}");
+        assert!(
+            error["name"] == "TypeError" || error["name"] == "RangeError",
+            "{name}: {error}"
+        );
         let message = error["message"].as_str().expect("message");
         assert!(
             message.contains(needle),
@@ -1244,7 +1299,8 @@ async fn bad_options_give_clear_errors() {
     let error = refused(
         JsValue::from_f64(7.0),
         &options(&scaled(), &fetch, &UpdateLog::new()),
-    );
+    )
+    .await;
     assert!(
         error["message"].as_str().expect("message").contains("URL"),
         "{error}"
@@ -1291,9 +1347,13 @@ async fn ended_actions_leave_nothing_behind() {
         .expect_err("an aborted signal rejects");
     assert_eq!(error["is_error"], true, "{error}");
     assert_eq!(error["name"], "AbortError", "{error}");
-    if !error["report"].is_null() {
-        assert_eq!(error["report"]["outcome"], "user_left", "{error}");
-    }
+    // Its report is there all the same, and says nothing was sent.
+    assert_eq!(error["report"]["outcome"], "user_left", "{error}");
+    assert_eq!(error["report"]["attempts"], 0, "{error}");
+    assert_eq!(
+        error["report"]["visible"][2], "No request was sent.",
+        "{error}"
+    );
 
     assert_eq!(resolved(run_ok).await["outcome"], "success");
     assert_eq!(resolved(run_stop).await["outcome"], "not_retryable");
@@ -1306,12 +1366,12 @@ async fn ended_actions_leave_nothing_behind() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shared origin blocks (scenario-format.md, section 4)
+// Shared blocks (docs/rules.md, rules 13-18)
 // ---------------------------------------------------------------------------------------------
 
 /// `options` that share the service's blocks the way `share` says.
-fn sharing(share: &str, policy: &Value, fetch: &ScriptedFetch) -> Object {
-    let options = options(policy, fetch, &UpdateLog::new());
+fn sharing(share: &str, policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) -> Object {
+    let options = options(policy, fetch, log);
     set(&options, "share", &JsValue::from_str(share));
     options
 }
@@ -1338,16 +1398,18 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
     ] {
         let fetch_a = ScriptedFetch::new(&blocker.to_string());
         let fetch_b = ScriptedFetch::new(&other.to_string());
+        let log_a = UpdateLog::new();
         let t0 = now_ms();
-        let a = start(url, &sharing(share, &policy, &fetch_a));
-        let b = start(url, &sharing(share, &policy, &fetch_b));
-        sleep(400.0).await;
+        let a = start(url, &sharing(share, &policy, &fetch_a, &log_a));
+        let b = start(url, &sharing(share, &policy, &fetch_b, &UpdateLog::new()));
+        // A has been told of its 429, which it announced first.
+        told(&log_a, "receipt").await;
         let limits = to_json(&retry_budget::rate_limits());
         let listed = limits
             .as_array()
             .expect("an array")
             .iter()
-            .find(|l| url.starts_with(l["origin"].as_str().unwrap_or("?")))
+            .find(|l| url.starts_with(l["scope"].as_str().unwrap_or("?")))
             .cloned();
         let (report_a, report_b) = (resolved(a).await, resolved(b).await);
         assert_eq!(report_a["outcome"], "success", "{share}: {report_a}");
@@ -1362,18 +1424,16 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
                 second_b >= 1_050.0 - 5.0,
                 "{share}: B's retry at {second_b} ms, before the block ends"
             );
-            assert!(
-                second_b < 1_050.0 + 1_000.0 * TOLERANCE_S,
-                "{share}: B's retry at {second_b} ms"
-            );
             assert_eq!(waits, ["origin_block"], "{report_b}");
             assert_eq!(events(&report_b, "blocked").len(), 1, "{report_b}");
             let left = num(&listed.expect("the block is listed")["until_s"]);
-            assert!(left > 0.3 && left <= 0.7, "until_s {left}");
+            assert!(left > 0.0 && left <= 1.0, "until_s {left}");
         } else {
+            let second_a = calls(&fetch_a)[1].start_ms - t0;
             assert!(
-                second_b < 600.0,
-                "{share}: B's retry waited for another action: {second_b} ms"
+                second_b < second_a,
+                "{share}: B's retry at {second_b} ms waited for A's block (A retried at \
+                 {second_a} ms)"
             );
             assert_eq!(waits, ["server_seconds"], "{report_b}");
             assert!(listed.is_none(), "share none announces nothing: {limits}");
@@ -1401,16 +1461,17 @@ async fn an_action_pressed_while_blocked_waits_first_or_sends_nothing() {
     let mut policy = scaled();
     policy["budget_s"] = json!(4);
     let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let log_a = UpdateLog::new();
     let t0 = now_ms();
-    let a = start(url, &sharing("page", &policy, &fetch_a));
-    sleep(200.0).await;
+    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
+    told(&log_a, "receipt").await;
 
     let fetch_c = ScriptedFetch::new(&ok.to_string());
-    let c = start(url, &sharing("page", &policy, &fetch_c));
+    let c = start(url, &sharing("page", &policy, &fetch_c, &UpdateLog::new()));
     let mut tight = scaled();
     tight["budget_s"] = json!(1);
     let fetch_d = ScriptedFetch::new(&ok.to_string());
-    let d = start(url, &sharing("page", &tight, &fetch_d));
+    let d = start(url, &sharing("page", &tight, &fetch_d, &UpdateLog::new()));
 
     let report_d = resolved(d).await;
     assert_eq!(report_d["outcome"], "budget_exhausted", "{report_d}");
@@ -1467,42 +1528,58 @@ async fn jitter_spreads_starts_after_a_shared_block_never_before() {
     policy["budget_s"] = json!(4);
     policy["jitter_s"] = json!(0.6);
     let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let log_a = UpdateLog::new();
     let t0 = now_ms();
-    let a = start(url, &sharing("page", &policy, &fetch_a));
-    sleep(200.0).await;
+    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
+    told(&log_a, "receipt").await;
     let waiting: Vec<(ScriptedFetch, Promise)> = (0..6)
         .map(|_| {
             let fetch = ScriptedFetch::new(&ok.to_string());
-            let run = start(url, &sharing("page", &policy, &fetch));
+            let run = start(url, &sharing("page", &policy, &fetch, &UpdateLog::new()));
             (fetch, run)
         })
         .collect();
     let mut starts = Vec::new();
+    let mut jitters = Vec::new();
     for (fetch, run) in waiting {
         let report = resolved(run).await;
         assert_eq!(report["outcome"], "success", "{report}");
         let wait = events(&report, "wait")[0].clone();
         let jitter = num(&wait["jitter_s"]);
         assert!((0.0..=0.6).contains(&jitter), "jitter {jitter}");
+        assert!(
+            attempt_starts(&report)[0] >= num(&wait["until_s"]),
+            "a start before its jittered wait ended: {report}"
+        );
+        jitters.push(jitter);
         starts.push(calls(&fetch)[0].start_ms - t0);
     }
     resolved(a).await;
-    let (first, last) = starts
-        .iter()
-        .fold((f64::MAX, f64::MIN), |(lo, hi), s| (lo.min(*s), hi.max(*s)));
+    let first = starts.iter().copied().fold(f64::MAX, f64::min);
     assert!(
         first >= 1_050.0 - 5.0,
         "a start before the block ended: {starts:?}"
     );
-    assert!(
-        last <= 1_050.0 + 600.0 + 1_000.0 * TOLERANCE_S,
-        "a start past the jitter: {starts:?}"
-    );
-    assert!(
-        last - first > 20.0,
-        "six draws gave one instant: {starts:?}"
-    );
+    let spread = jitters.iter().copied().fold(f64::MIN, f64::max)
+        - jitters.iter().copied().fold(f64::MAX, f64::min);
+    assert!(spread > 0.02, "six draws gave one instant: {jitters:?}");
     assert_clean();
+}
+
+/// The block `rateLimits()` lists for `origin`, once a message from another tab has brought it
+/// (a message is delivered in a task of its own: this waits for it, 2 s at most).
+async fn heard_of(origin: &str) -> Value {
+    for _ in 0..200 {
+        let limits = to_json(&retry_budget::rate_limits());
+        let listed = limits
+            .as_array()
+            .and_then(|all| all.iter().find(|l| l["scope"] == origin).cloned());
+        if let Some(listed) = listed {
+            return listed;
+        }
+        sleep(10.0).await;
+    }
+    panic!("the other tab's block of {origin} is never listed")
 }
 
 /// With `share: "tabs"`, a block another tab announces reaches this page: `rateLimits()` lists
@@ -1520,24 +1597,22 @@ async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
     let tab = OtherTab::new();
     let t0 = now_ms();
     tab.announce(origin, 800.0);
-    sleep(60.0).await;
-    let limits = to_json(&retry_budget::rate_limits());
-    let listed = limits
-        .as_array()
-        .expect("an array")
-        .iter()
-        .find(|l| l["origin"] == origin)
-        .cloned()
-        .unwrap_or_else(|| panic!("the other tab's block is listed: {limits}"));
+    let listed = heard_of(origin).await;
     let left = num(&listed["until_s"]);
-    assert!(left > 0.5 && left <= 0.75, "until_s {left}");
+    assert!(left > 0.0 && left <= 0.8, "until_s {left}");
     // While the block lasts, a tab that asks is told of it.
     tab.ask();
 
     let fetch_tabs = ScriptedFetch::new(&ok.to_string());
-    let tabs = start(url, &sharing("tabs", &policy, &fetch_tabs));
+    let tabs = start(
+        url,
+        &sharing("tabs", &policy, &fetch_tabs, &UpdateLog::new()),
+    );
     let fetch_page = ScriptedFetch::new(&ok.to_string());
-    let page = start(url, &sharing("page", &policy, &fetch_page));
+    let page = start(
+        url,
+        &sharing("page", &policy, &fetch_page, &UpdateLog::new()),
+    );
     let (report_tabs, report_page) = (resolved(tabs).await, resolved(page).await);
     assert_eq!(report_tabs["outcome"], "success", "{report_tabs}");
     assert_eq!(report_page["outcome"], "success", "{report_page}");
@@ -1547,9 +1622,10 @@ async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
         first_tabs >= 800.0 - 5.0,
         "the tabs action went at {first_tabs} ms, inside the block"
     );
-    assert!(
-        first_page < 300.0,
-        "a page-sharing action heard another tab: {first_page} ms"
+    assert_eq!(
+        kinds(&report_page),
+        ["start", "receipt", "stop"],
+        "a page-sharing action heard another tab: its request went at {first_page} ms"
     );
 
     let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");
@@ -1559,8 +1635,247 @@ async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
             .as_array()
             .expect("messages")
             .iter()
-            .any(|m| m["origin"] == origin),
+            .any(|m| m["scope"] == origin),
         "an asking tab is told the blocks in force: {heard}"
     );
+    assert_clean();
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a block covers: its status, its scope, its page, and the pages that come later
+// ---------------------------------------------------------------------------------------------
+
+/// The origin's `localStorage`, where blocks shared with tabs are kept for later pages.
+fn storage() -> web_sys::Storage {
+    Reflect::get(&js_sys::global(), &JsValue::from_str("localStorage"))
+        .expect("localStorage")
+        .unchecked_into()
+}
+
+/// The key the module keeps those blocks under.
+const STORED: &str = "retry-budget:blocks";
+
+/// The first request of an action pressed while `url`'s origin may be blocked, in ms from `t0`.
+async fn first_request_ms(url: &str, share: &str, scope: Option<&str>, t0: f64) -> f64 {
+    let ok = json!([{ "duration_s": 0.02, "status": 200, "body": list() }]);
+    let fetch = ScriptedFetch::new(&ok.to_string());
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    let opts = sharing(share, &policy, &fetch, &UpdateLog::new());
+    if let Some(scope) = scope {
+        set(&opts, "scope", &JsValue::from_str(scope));
+    }
+    let report = resolved(start(url, &opts)).await;
+    assert_eq!(report["outcome"], "success", "{report}");
+    calls(&fetch)[0].start_ms - t0
+}
+
+/// Rule 13: only a status the policy retries announces its Retry-After. A 200 and a 503 that
+/// carry `Retry-After: 1` block nobody: an action pressed right after goes at once.
+#[wasm_bindgen_test]
+async fn a_retry_after_on_a_status_not_retried_blocks_nobody() {
+    for (status, url) in [
+        (200, "http://status-200.invalid/palettes"),
+        (503, "http://status-503.invalid/palettes"),
+    ] {
+        let answer = json!([{ "duration_s": 0.02, "status": status,
+                              "headers": { "Retry-After": "1" }, "body": list() }]);
+        let fetch = ScriptedFetch::new(&answer.to_string());
+        let first = start(url, &sharing("page", &scaled(), &fetch, &UpdateLog::new()));
+        resolved(first).await;
+        let t0 = now_ms();
+        let went = first_request_ms(url, "page", None, t0).await;
+        assert!(went < 500.0, "{status}: the next action waited {went} ms");
+        let limits = to_json(&retry_budget::rate_limits());
+        assert!(
+            !limits
+                .to_string()
+                .contains(&url[..url.len() - "/palettes".len()]),
+            "{status} is listed as a block: {limits}"
+        );
+    }
+    assert_clean();
+}
+
+/// A block on one scope never delays another scope of the same origin, and holds back the
+/// actions that name the same scope.
+#[wasm_bindgen_test]
+async fn a_block_on_one_scope_never_delays_another() {
+    let url = "http://scopes.invalid/search";
+    let limited = json!([
+        { "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.02, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&limited.to_string());
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    let opts = sharing("page", &policy, &fetch, &UpdateLog::new());
+    set(&opts, "scope", &JsValue::from_str("search"));
+    let log = UpdateLog::new();
+    set(&opts, "onUpdate", &log.on_update());
+    let searching = start(url, &opts);
+    told(&log, "receipt").await;
+    let t0 = now_ms();
+    let palettes = first_request_ms("http://scopes.invalid/palettes", "page", None, t0).await;
+    assert!(
+        palettes < 500.0,
+        "the origin's scope waited {palettes} ms for the search block"
+    );
+    let t1 = now_ms();
+    let search = first_request_ms(url, "page", Some("search"), t1).await;
+    assert!(
+        search >= 700.0,
+        "the search scope went after {search} ms, inside its block"
+    );
+    let limits = to_json(&retry_budget::rate_limits());
+    assert!(
+        limits
+            .as_array()
+            .expect("array")
+            .iter()
+            .all(|l| l["scope"] != "http://scopes.invalid"),
+        "the origin is listed as blocked: {limits}"
+    );
+    assert_eq!(resolved(searching).await["outcome"], "success");
+    assert_clean();
+}
+
+/// A block learned with `share: "page"` never leaves its page: a tab that asks is not told of
+/// it, and nothing is kept for later pages. One learned with `"tabs"` is told and kept.
+#[wasm_bindgen_test]
+async fn a_page_only_block_never_leaves_the_page() {
+    to_json(&retry_budget::rate_limits());
+    let tab = OtherTab::new();
+    for (share, url) in [
+        ("page", "http://page-only.invalid/palettes"),
+        ("tabs", "http://for-tabs.invalid/palettes"),
+    ] {
+        let answer = json!([
+            { "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "1" } },
+            { "duration_s": 0.02, "status": 200, "body": list() }
+        ]);
+        let fetch = ScriptedFetch::new(&answer.to_string());
+        let log = UpdateLog::new();
+        let mut policy = scaled();
+        policy["budget_s"] = json!(4);
+        let action = start(url, &sharing(share, &policy, &fetch, &log));
+        told(&log, "receipt").await;
+        tab.ask();
+        sleep(100.0).await;
+        let scope = &url[..url.len() - "/palettes".len()];
+        let heard = tab.heard_json();
+        let kept = storage()
+            .get_item(STORED)
+            .ok()
+            .flatten()
+            .unwrap_or_default();
+        if share == "page" {
+            assert!(
+                !heard.contains(scope),
+                "a page-only block reached a tab: {heard}"
+            );
+            assert!(!kept.contains(scope), "a page-only block was kept: {kept}");
+        } else {
+            assert!(heard.contains(scope), "a tabs block was not told: {heard}");
+            assert!(kept.contains(scope), "a tabs block was not kept: {kept}");
+        }
+        resolved(action).await;
+    }
+    tab.close();
+    assert_clean();
+}
+
+/// A page that loads during a block shared with tabs (a reload, a new tab) still waits for it:
+/// the block is read from `localStorage`, as an earlier page wrote it. `rateLimits()` lists it,
+/// a page-sharing action does not hear it, and stored entries that ended or cannot be read are
+/// forgotten.
+#[wasm_bindgen_test]
+async fn blocks_shared_with_tabs_survive_a_reload() {
+    let url = "http://reloaded.invalid/palettes";
+    let scope = "http://reloaded.invalid";
+    let shared_now = shared_now_ms();
+    let kept = json!({ scope: shared_now + 800.0, "http://ended.invalid": shared_now - 5.0 });
+    storage()
+        .set_item(STORED, &kept.to_string())
+        .expect("stored");
+    let t0 = now_ms();
+    let listed = heard_of(scope).await;
+    assert!(num(&listed["until_s"]) <= 0.8, "{listed}");
+    let page = first_request_ms(url, "page", None, t0).await;
+    assert!(
+        page < 500.0,
+        "a page-sharing action heard a stored block: {page} ms"
+    );
+    let tabs = first_request_ms(url, "tabs", None, t0).await;
+    assert!(
+        tabs >= 800.0 - 50.0,
+        "the tabs action went at {tabs} ms, inside the stored block"
+    );
+    let after = storage()
+        .get_item(STORED)
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    assert!(
+        !after.contains("ended.invalid"),
+        "an ended block is still kept: {after}"
+    );
+
+    storage().set_item(STORED, "{not json").expect("stored");
+    assert!(to_json(&retry_budget::rate_limits())
+        .as_array()
+        .expect("array")
+        .iter()
+        .all(|l| l["scope"] != "http://corrupt.invalid"),);
+    assert_eq!(
+        storage().get_item(STORED).ok().flatten(),
+        None,
+        "a corrupt store is removed"
+    );
+    storage().remove_item(STORED).expect("cleared");
+    assert_clean();
+}
+
+/// Rule 19: with `policy.ratelimit_fields`, a 429 with no Retry-After but `RateLimit:
+/// "default";r=0;t=1` is retried 1 s after its receipt, not at the fallback (0.1 s); without
+/// the option the field is not read and the fallback applies.
+#[wasm_bindgen_test]
+async fn a_ratelimit_field_is_waited_for_as_a_server_delay() {
+    let answers = json!([
+        { "duration_s": 0.02, "status": 429, "headers": { "RateLimit": "\"default\";r=0;t=1" } },
+        { "duration_s": 0.02, "status": 200, "body": list() }
+    ]);
+    for read in [true, false] {
+        let fetch = ScriptedFetch::new(&answers.to_string());
+        let mut policy = scaled();
+        policy["budget_s"] = json!(4);
+        policy["ratelimit_fields"] = json!(read);
+        let report = resolved(start(
+            "/palettes",
+            &options(&policy, &fetch, &UpdateLog::new()),
+        ))
+        .await;
+        assert_eq!(report["outcome"], "success", "{report}");
+        let all = calls(&fetch);
+        let gap = all[1].start_ms - all[0].settled_ms.expect("the 429 settled");
+        let wait = events(&report, "wait")[0].clone();
+        if read {
+            assert!(
+                gap >= 1_000.0 - 5.0,
+                "retried {gap} ms after the 429, before t=1"
+            );
+            assert_eq!(wait["source"], "ratelimit", "{report}");
+            let field = &events(&report, "receipt")[0]["ratelimit"];
+            assert_eq!(field["kind"], "exhausted", "{report}");
+            assert_eq!(field["reset_s"], 1, "{report}");
+        } else {
+            assert!(gap < 900.0, "the unread field was waited for: {gap} ms");
+            assert_eq!(wait["source"], "fallback_missing", "{report}");
+            assert!(
+                events(&report, "receipt")[0].get("ratelimit").is_none(),
+                "{report}"
+            );
+        }
+    }
     assert_clean();
 }

@@ -10,6 +10,11 @@ const originalClearTimeout = globalThis.clearTimeout;
 const realSetTimeout = (handler, ms) => originalSetTimeout.call(globalThis, handler, ms);
 const realClearTimeout = (id) => originalClearTimeout.call(globalThis, id);
 
+/** Now on the clock documents of one browser share, as the module keeps blocks on it. */
+export function sharedNowMs() {
+  return performance.timeOrigin + performance.now();
+}
+
 export function nowMs() {
   return performance.now();
 }
@@ -62,6 +67,7 @@ export class ScriptedFetch {
   constructor(scriptJson) {
     this.script = JSON.parse(scriptJson);
     this.calls = [];
+    this.waiters = [];
     this.fetch = (input, init) => this.call(input, init);
   }
 
@@ -81,6 +87,7 @@ export class ScriptedFetch {
       headers: null,
     };
     this.calls.push(record);
+    this.waiters.push([]);
     if (signal) {
       if (signal.aborted) {
         record.aborted_ms = record.start_ms;
@@ -95,6 +102,7 @@ export class ScriptedFetch {
     const settle = (how) => {
       record.settled = how;
       record.settled_ms = performance.now();
+      for (const resolve of this.waiters[index].splice(0)) resolve(record.settled_ms);
     };
     return new Promise((resolve, reject) => {
       const honour = signal && !entry.ignore_abort;
@@ -145,6 +153,17 @@ export class ScriptedFetch {
     });
   }
 
+  /** Resolves when call `index` (from 0) has settled, however it settled: its response or
+   *  failure arrived, or its abort was honoured. */
+  whenSettled(index) {
+    return new Promise((resolve) => {
+      const record = this.calls[index];
+      if (!record) throw new Error(`web_support: no call ${index} yet`);
+      if (record.settled !== null) resolve(record.settled_ms);
+      else this.waiters[index].push(resolve);
+    });
+  }
+
   /** The calls so far, as JSON. */
   callsJson() {
     return JSON.stringify(this.calls);
@@ -163,10 +182,28 @@ export class UpdateLog {
   constructor() {
     this.updates = [];
     this.hook = null;
+    this.waiting = [];
     this.onUpdate = (update) => {
       this.updates.push({ at_ms: performance.now(), update: JSON.parse(JSON.stringify(update)) });
+      this.waiting = this.waiting.filter(({ kind, resolve }) => {
+        if (!update.events.some((e) => e.event === kind)) return true;
+        resolve(this.updates.length);
+        return false;
+      });
       if (this.hook) this.hook(update);
     };
+  }
+
+  /** Resolves once an update has carried an event of `kind` ("start", "wait", ...): at once if
+   *  one already has. A test waits for a step this way rather than for a guessed time. */
+  until(kind) {
+    return new Promise((resolve) => {
+      if (this.updates.some((u) => u.update.events.some((e) => e.event === kind))) {
+        resolve(this.updates.length);
+      } else {
+        this.waiting.push({ kind, resolve });
+      }
+    });
   }
 
   updatesJson() {
@@ -253,11 +290,11 @@ export function describeError(error) {
 export class OtherTab {
   constructor() {
     this.messages = [];
-    this.channel = new BroadcastChannel("retry-budget:origin-blocks");
+    this.channel = new BroadcastChannel("retry-budget:blocks");
     this.channel.onmessage = (event) => this.messages.push(event.data);
   }
-  announce(origin, inMs) {
-    this.channel.postMessage({ origin, until_ms: performance.timeOrigin + performance.now() + inMs });
+  announce(scope, inMs) {
+    this.channel.postMessage({ scope, until_ms: performance.timeOrigin + performance.now() + inMs });
   }
   ask() {
     this.channel.postMessage({ ask: true });

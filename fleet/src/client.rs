@@ -36,6 +36,10 @@ pub struct Ky {
 impl Ky {
     /// The per-attempt timeout, `timeout: 10000`.
     pub const TIMEOUT: Option<u64> = Some(10 * NS);
+    /// What ky does when the widget starts: send, with its timeout.
+    pub const FIRST: Step = Step::Send {
+        timeout: Self::TIMEOUT,
+    };
     const LIMIT: u32 = 2;
     const STATUS_CODES: [u16; 7] = [408, 413, 429, 500, 502, 503, 504];
     const AFTER_STATUS_CODES: [u16; 3] = [413, 429, 503];
@@ -88,6 +92,9 @@ pub struct Naive {
 }
 
 impl Naive {
+    /// What the naive client does when the widget starts: send, with no timeout at all.
+    pub const FIRST: Step = Step::Send { timeout: None };
+
     /// A response arrived.
     pub fn on_response(&mut self, status: u16) -> Step {
         if (200..300).contains(&status) {

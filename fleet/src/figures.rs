@@ -1,12 +1,13 @@
-//! The figures of one run, kept exact: counts and nanoseconds. Ratios are only formed when
-//! they are written, as decimals computed in integers, so the command and the page (the same
-//! code built for wasm) write the same text.
+//! The figures of one run, counted as it happens and kept exact: counts and nanoseconds.
 
-use crate::service::{push_digits, NS};
-use crate::sim::{Run, Slot};
+use crate::service::NS;
+
+/// The finest time step the run's load is counted in: 100 ms. Every bin of a series and the
+/// peak's whole seconds are made of whole ticks.
+pub const TICK_NS: u64 = NS / 10;
 
 /// The figures one policy produced.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Figures {
     /// Requests the service received.
     pub requests: u64,
@@ -24,7 +25,8 @@ pub struct Figures {
     pub longest_wait_ns: u64,
     /// The most requests one action sent.
     pub most_per_action: u32,
-    /// Requests that reached the service after their user was told a final outcome.
+    /// Requests the service answered after their user had been told a final outcome: work
+    /// for nobody.
     pub after_outcome: u64,
     /// Our sends before a block the client knew of had ended.
     pub early_sends: u32,
@@ -42,43 +44,80 @@ impl Figures {
     }
 }
 
-/// Computes the figures of `run`.
-pub fn figures(run: &Run) -> Figures {
-    let requests = &run.requests;
-    let late = requests.iter().filter(|r| {
-        let slot = &run.slots[r.action as usize];
-        slot.done.is_some_and(|(at, _)| r.arrive > at)
-    });
-    let mut data: Vec<u64> = run
-        .slots
-        .iter()
-        .filter(|s| s.done.is_some_and(|d| d.1))
-        .map(waited)
-        .collect();
-    data.sort_unstable();
-    let arrivals: Vec<u64> = requests.iter().map(|r| r.arrive).collect();
-    Figures {
-        requests: requests.len() as u64,
-        peak_per_s: per_bin(&arrivals, NS, 0).into_iter().max().unwrap_or(0),
-        refused: requests.iter().filter(|r| r.answer.status == 429).count() as u64,
-        actions: run.slots.len() as u64,
-        with_data: data.len() as u64,
-        to_data_ns: [
-            rank(&data, 50),
-            rank(&data, 95),
-            data.last().copied().unwrap_or(0),
-        ],
-        longest_wait_ns: run.slots.iter().map(waited).max().unwrap_or(0),
-        most_per_action: run.slots.iter().map(|s| s.sent).max().unwrap_or(0),
-        after_outcome: late.count() as u64,
-        early_sends: run.early_sends,
-    }
+/// What one run produced: its figures, and how many requests reached the service in each
+/// [`TICK_NS`] from the start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Run {
+    pub figures: Figures,
+    pub per_tick: Vec<u64>,
 }
 
-/// How long the widget's user waited for a final outcome (every widget gets one by the end
-/// of a run: each client stops).
-fn waited(s: &Slot) -> u64 {
-    s.done.map_or(u64::MAX, |(at, _)| at - s.start)
+/// The figures of a run in progress.
+#[derive(Debug, Default)]
+pub struct Tally {
+    figures: Figures,
+    per_tick: Vec<u64>,
+    /// Each time to data so far, in nanoseconds.
+    to_data: Vec<u64>,
+}
+
+impl Tally {
+    /// A request reached the service at `at`.
+    pub fn reached(&mut self, at: u64) {
+        self.figures.requests += 1;
+        let tick = usize::try_from(at / TICK_NS).unwrap_or(usize::MAX);
+        if tick >= self.per_tick.len() {
+            self.per_tick.resize(tick + 1, 0);
+        }
+        self.per_tick[tick] += 1;
+    }
+
+    /// The service answered a request with `status`.
+    pub fn answered(&mut self, status: u16) {
+        if status == 429 {
+            self.figures.refused += 1;
+        }
+    }
+
+    /// An action stopped after `waited` nanoseconds, with data or not, having sent `sent`.
+    pub fn stopped(&mut self, waited: u64, data: bool, sent: u32) {
+        let f = &mut self.figures;
+        f.longest_wait_ns = f.longest_wait_ns.max(waited);
+        f.most_per_action = f.most_per_action.max(sent);
+        if data {
+            self.to_data.push(waited);
+        }
+    }
+
+    /// One of our clients sent before a block it knew of had ended.
+    pub fn early_send(&mut self) {
+        self.figures.early_sends += 1;
+    }
+
+    /// The run's figures, for `actions` widgets of which `after_outcome` had a request
+    /// answered after their outcome.
+    pub fn finish(mut self, actions: u64, after_outcome: u64) -> Run {
+        let data = &mut self.to_data;
+        data.sort_unstable();
+        let f = &mut self.figures;
+        f.actions = actions;
+        f.after_outcome = after_outcome;
+        f.with_data = data.len() as u64;
+        f.to_data_ns = [
+            rank(data, 50),
+            rank(data, 95),
+            data.last().copied().unwrap_or(0),
+        ];
+        let ticks_per_s = (NS / TICK_NS) as usize;
+        f.peak_per_s = per_bin(&self.per_tick, ticks_per_s, 0)
+            .into_iter()
+            .max()
+            .unwrap_or(0);
+        Run {
+            figures: self.figures,
+            per_tick: self.per_tick,
+        }
+    }
 }
 
 /// The nearest-rank `percent` percentile of sorted `v`; 0 when empty.
@@ -87,36 +126,13 @@ fn rank(v: &[u64], percent: usize) -> u64 {
     v.get(i - 1).copied().unwrap_or(0)
 }
 
-/// How many of `times` fall in each bin of `width` nanoseconds from zero, for at least
-/// `bins` bins (more when a time falls later).
-pub fn per_bin(times: &[u64], width: u64, bins: usize) -> Vec<u64> {
-    let last = times.iter().max().map_or(0, |t| (t / width) as usize + 1);
-    let mut counts = vec![0; bins.max(last)];
-    for t in times {
-        counts[(t / width) as usize] += 1;
+/// The counts of `ticks` summed `width` ticks at a time, for at least `bins` bins.
+pub fn per_bin(ticks: &[u64], width: usize, bins: usize) -> Vec<u64> {
+    let mut counts: Vec<u64> = ticks.chunks(width.max(1)).map(|c| c.iter().sum()).collect();
+    if counts.len() < bins {
+        counts.resize(bins, 0);
     }
     counts
-}
-
-/// `numer / denom` as a decimal rounded half up to `places` places (at most 9), trailing
-/// zeros dropped: `decimal(2, 3, 4)` is `0.6667`, `decimal(5, 1, 3)` is `5`.
-pub fn decimal(numer: u64, denom: u64, places: u32) -> String {
-    let scale = 10u128.pow(places.min(9));
-    let denom = u128::from(denom.max(1));
-    let scaled = (u128::from(numer) * scale * 2 + denom) / (denom * 2);
-    let mut out = String::new();
-    // At most numer, and below 10^9: both fit.
-    push_digits(&mut out, (scaled / scale) as u64, 1);
-    let (mut frac, mut digits) = ((scaled % scale) as u64, places.min(9) as usize);
-    if frac > 0 {
-        while frac.is_multiple_of(10) {
-            frac /= 10;
-            digits -= 1;
-        }
-        out.push('.');
-        push_digits(&mut out, frac, digits);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -124,23 +140,44 @@ mod tests {
     use super::*;
 
     #[test]
-    fn decimals_round_half_up_and_drop_trailing_zeros() {
-        assert_eq!(decimal(2, 3, 4), "0.6667");
-        assert_eq!(decimal(1, 3, 6), "0.333333");
-        assert_eq!(decimal(5, 1, 3), "5");
-        assert_eq!(decimal(1, 8, 2), "0.13");
-        assert_eq!(decimal(1, 20, 3), "0.05");
-        assert_eq!(decimal(7, 1000, 3), "0.007");
-        assert_eq!(decimal(0, 0, 3), "0");
-        assert_eq!(decimal(u64::MAX, 1, 6), u64::MAX.to_string());
-    }
-
-    #[test]
     fn nearest_rank_and_bins() {
         let v: Vec<u64> = (1..=20).collect();
         assert_eq!((rank(&v, 50), rank(&v, 95), rank(&[], 50)), (10, 19, 0));
         assert_eq!(rank(&[7], 95), 7);
-        assert_eq!(per_bin(&[0, 999, 1000, 3500], 1000, 0), [2, 1, 0, 1]);
-        assert_eq!(per_bin(&[10], 1000, 3), [1, 0, 0]);
+        assert_eq!(per_bin(&[2, 1, 0, 1], 2, 0), [3, 1]);
+        assert_eq!(per_bin(&[2, 1, 0], 2, 0), [3, 0]);
+        assert_eq!(per_bin(&[1], 10, 3), [1, 0, 0]);
+        assert_eq!(per_bin(&[], 10, 0), Vec::<u64>::new());
+    }
+
+    #[test]
+    fn a_tally_counts_requests_by_tick_and_outcomes_by_action() {
+        let mut t = Tally::default();
+        for at in [0, TICK_NS - 1, TICK_NS, 25 * TICK_NS] {
+            t.reached(at);
+        }
+        t.answered(200);
+        t.answered(429);
+        t.stopped(3 * NS, true, 2);
+        t.stopped(NS, true, 1);
+        t.stopped(5 * NS, false, 3);
+        t.early_send();
+        let run = t.finish(3, 1);
+        assert_eq!(run.per_tick.len(), 26);
+        assert_eq!(&run.per_tick[..2], [2, 1]);
+        let expected = Figures {
+            requests: 4,
+            // Three in the first second, one in the third.
+            peak_per_s: 3,
+            refused: 1,
+            actions: 3,
+            with_data: 2,
+            to_data_ns: [NS, 3 * NS, 3 * NS],
+            longest_wait_ns: 5 * NS,
+            most_per_action: 3,
+            after_outcome: 1,
+            early_sends: 1,
+        };
+        assert_eq!(run.figures, expected);
     }
 }

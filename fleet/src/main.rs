@@ -1,60 +1,33 @@
 //! `fleet`: a deterministic simulation of many clients against one rate-limited service, one
-//! column per retry policy. The simulation is the `fleet` library; this reads the flags, times
-//! each policy's run and prints the table, or the library's JSON with `--json`.
-//!
-//! ```text
-//! fleet [--pages N] [--widgets K] [--arrive-over S] [--limiter bucket|window] [--rate R]
-//!       [--burst B] [--limit L] [--window S] [--retry-after seconds|date|none] [--seed N]
-//!       [--json]
-//! ```
+//! column per retry policy. The simulation is the `fleet` library; this reads the flags
+//! (`fleet --help`), times each policy's run and prints the table, or the library's report as
+//! JSON with `--json`. Each policy's time goes to stderr.
 
 use std::time::Instant;
 
-use fleet::{columns, run_column, Fleet, Opt, OptionError, Options, Scenario};
+use clap::{CommandFactory, Parser};
+use fleet::{columns, run_column, Fleet, Options, Scenario};
 
-/// The scenario the flags describe, and whether to print JSON.
-fn parse(args: &[String]) -> Result<(Scenario, bool), String> {
-    let mut options = Options::default();
-    let mut json = false;
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        if flag == "--json" {
-            json = true;
-            continue;
-        }
-        let opt = Opt::ALL
-            .into_iter()
-            .find(|o| o.flag() == flag)
-            .ok_or(format!("unknown option {flag}"))?;
-        let value = it.next().ok_or(format!("{flag} needs a value"))?;
-        set(&mut options, opt, value).map_err(|e| describe(&e))?;
-    }
-    let scenario = options.scenario().map_err(|e| describe(&e))?;
-    Ok((scenario, json))
+/// Many pages of widgets loading against one rate-limited service: each retry policy against
+/// its own fresh service with the same arrivals. The defaults are the burst scenario.
+#[derive(Debug, Parser)]
+#[command(name = "fleet")]
+struct Flags {
+    #[command(flatten)]
+    options: Options,
+    /// Print the report as JSON (what simulateFleet returns) instead of the table
+    #[arg(long)]
+    json: bool,
 }
 
-/// Sets one option from its flag's text.
-fn set(options: &mut Options, opt: Opt, value: &str) -> Result<(), OptionError> {
-    let number = |message: &str| OptionError {
-        option: opt,
-        message: format!("{message}, not {value}"),
-    };
-    if opt.is_word() {
-        options.set_word(opt, value)
-    } else if opt.is_fraction() {
-        let v = value.parse().map_err(|_| number("must be a number"))?;
-        options.set_fraction(opt, v)
-    } else {
-        let v = value
-            .parse()
-            .map_err(|_| number("must be a whole number"))?;
-        options.set_whole(opt, v)
-    }
-}
-
-/// `--pages: must be ...`.
-fn describe(e: &OptionError) -> String {
-    format!("{}: {}", e.option.flag(), e.message)
+/// The scenario the options describe; a bad one ends the command with its flag named.
+fn scenario(options: &Options) -> Scenario {
+    options.scenario().unwrap_or_else(|e| {
+        let message = format!("{}: {}", e.option.flag(), e.message);
+        Flags::command()
+            .error(clap::error::ErrorKind::ValueValidation, message)
+            .exit()
+    })
 }
 
 /// Runs every policy, timing each.
@@ -113,21 +86,11 @@ fn table(fleet: &Fleet) -> String {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let (scenario, json) = match parse(&args) {
-        Ok(parsed) => parsed,
-        Err(e) => {
-            eprintln!("fleet: {e}");
-            std::process::exit(2);
-        }
-    };
-    let (fleet, seconds) = timed_runs(&scenario);
-    if json {
-        // Through the library's exact text: seconds like 1.615127182 stay as written (an f64
-        // built from whole seconds and nanoseconds may print as 1.6151271820000002).
-        let text = fleet.to_json().to_text();
-        let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
-        println!("{value:#}");
+    let flags = Flags::parse();
+    let (fleet, seconds) = timed_runs(&scenario(&flags.options));
+    if flags.json {
+        let json = serde_json::to_string_pretty(&fleet.report());
+        println!("{}", json.expect("the report is plain data"));
     } else {
         print!("{}", table(&fleet));
     }
@@ -149,31 +112,54 @@ fn main() {
 mod tests {
     use super::*;
 
-    fn args(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
+    fn parse(args: &[&str]) -> Result<Flags, String> {
+        Flags::try_parse_from(["fleet"].iter().chain(args)).map_err(|e| e.to_string())
     }
 
     #[test]
-    fn flags_set_the_scenario_and_bad_ones_are_named() {
-        let (s, json) =
-            parse(&args(&["--pages", "20", "--limiter", "window", "--json"])).expect("valid");
-        assert!(json);
-        assert_eq!(s.pages, 20);
-        assert!(matches!(s.limiter, fleet::service::Limiter::Window { .. }));
-        let fails = |list: &[&str]| parse(&args(list)).expect_err("rejected");
-        assert_eq!(
-            fails(&["--pages", "x"]),
-            "--pages: must be a whole number, not x"
-        );
-        assert_eq!(
-            fails(&["--rate", "0"]),
-            "--rate: must be a number from 0.001 to 1000000000"
-        );
-        assert_eq!(
-            fails(&["--limiter", "leaky"]),
-            "--limiter: must be bucket or window"
-        );
-        assert_eq!(fails(&["--seed"]), "--seed needs a value");
-        assert_eq!(fails(&["--fast"]), "unknown option --fast");
+    fn flags_set_the_options_and_absent_ones_take_the_defaults() {
+        let flags = parse(&["--pages", "20", "--limiter", "window", "--json"]).expect("valid");
+        assert!(flags.json);
+        let expected = Options {
+            pages: 20,
+            limiter: fleet::LimiterKind::Window,
+            ..Options::default()
+        };
+        assert_eq!(flags.options, expected);
+        let flags = parse(&[
+            "--arrive-over",
+            "2.5",
+            "--retry-after",
+            "date",
+            "--window",
+            "3",
+        ]);
+        let o = flags.expect("valid").options;
+        assert_eq!((o.arrive_over_s, o.window_s), (2.5, 3));
+        assert_eq!(o.retry_after, fleet::service::RetryAfterMode::Date);
+        assert!(!parse(&[]).expect("valid").json);
+    }
+
+    #[test]
+    fn a_bad_flag_is_named() {
+        let fails = |args: &[&str], names: &str| {
+            let message = parse(args).expect_err("rejected");
+            assert!(message.contains(names), "{args:?}: {message}");
+        };
+        fails(&["--pages", "x"], "--pages");
+        fails(&["--pages", "2.5"], "--pages");
+        fails(&["--limiter", "leaky"], "--limiter");
+        fails(&["--seed"], "--seed");
+        fails(&["--fast"], "--fast");
+    }
+
+    #[test]
+    fn the_help_lists_every_flag_with_its_default() {
+        let help = Flags::command().render_help().to_string();
+        for opt in fleet::Opt::ALL {
+            assert!(help.contains(opt.flag()), "{}: {help}", opt.flag());
+        }
+        assert!(help.contains("[default: 10000]"), "{help}");
+        assert!(help.contains("[default: seconds]"), "{help}");
     }
 }

@@ -2,7 +2,11 @@
 //! both name them, with their defaults (the default burst scenario) and their ranges. The
 //! ranges keep a run finite and its figures meaningful: at most a million widgets, a limiter
 //! that admits something, and no time beyond an hour.
+//!
+//! With the `cli` feature, [`Options`] is also the command's flags (clap): each field's doc
+//! comment is its `--help` line.
 
+use crate::network::Network;
 use crate::service::{Limiter, RetryAfterMode};
 use crate::sim::Scenario;
 
@@ -18,12 +22,15 @@ pub enum Opt {
     Limit,
     Window,
     RetryAfter,
+    Latency,
+    Tail,
+    Serve,
     Seed,
 }
 
 impl Opt {
     /// Every option, in the order the command's usage lists them.
-    pub const ALL: [Opt; 10] = [
+    pub const ALL: [Opt; 13] = [
         Opt::Pages,
         Opt::Widgets,
         Opt::ArriveOver,
@@ -33,6 +40,9 @@ impl Opt {
         Opt::Limit,
         Opt::Window,
         Opt::RetryAfter,
+        Opt::Latency,
+        Opt::Tail,
+        Opt::Serve,
         Opt::Seed,
     ];
 
@@ -48,6 +58,9 @@ impl Opt {
             Opt::Limit => "limit",
             Opt::Window => "window",
             Opt::RetryAfter => "retryAfter",
+            Opt::Latency => "latency",
+            Opt::Tail => "tail",
+            Opt::Serve => "serve",
             Opt::Seed => "seed",
         }
     }
@@ -64,6 +77,9 @@ impl Opt {
             Opt::Limit => "--limit",
             Opt::Window => "--window",
             Opt::RetryAfter => "--retry-after",
+            Opt::Latency => "--latency",
+            Opt::Tail => "--tail",
+            Opt::Serve => "--serve",
             Opt::Seed => "--seed",
         }
     }
@@ -71,11 +87,6 @@ impl Opt {
     /// Whether the option is a word (`bucket`, `date`) rather than a number.
     pub fn is_word(self) -> bool {
         matches!(self, Opt::Limiter | Opt::RetryAfter)
-    }
-
-    /// Whether the option takes a fraction; the others are whole numbers.
-    pub fn is_fraction(self) -> bool {
-        matches!(self, Opt::ArriveOver | Opt::Rate | Opt::Burst)
     }
 }
 
@@ -98,47 +109,92 @@ impl OptionError {
 /// The most widgets (pages × widgets) one run may hold.
 pub const MAX_ACTIONS: u64 = 1_000_000;
 
-/// The options as given. [`Options::default`] is the default burst scenario: 10,000 pages of
-/// 3 widgets at once against a bucket of rate 500 and burst 1,000, `Retry-After` in seconds.
+/// The service's limiter, by its shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
+pub enum LimiterKind {
+    /// A token bucket: `rate` and `burst`.
+    Bucket,
+    /// A fixed window: `limit` per `window` seconds.
+    Window,
+}
+
+/// The options as given, unchecked: [`Options::scenario`] checks them.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Options {
+    /// Pages arriving, 1 to 1,000,000
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.pages))]
     pub pages: u64,
+    /// Widgets per page (one action each), 1 to 100; pages × widgets at most 1,000,000
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.widgets))]
     pub widgets: u64,
-    /// Seconds over which the pages arrive; 0 for all at once.
+    /// Seconds over which the pages arrive, uniformly, 0 to 3600; 0 for all at once
+    #[cfg_attr(feature = "cli", arg(long = "arrive-over", value_name = "SECONDS", default_value_t = Options::DEFAULT.arrive_over_s))]
     pub arrive_over_s: f64,
-    /// `true` for a fixed window, `false` for a token bucket.
-    pub window_limiter: bool,
+    /// The service's limiter
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Options::DEFAULT.limiter))]
+    pub limiter: LimiterKind,
+    /// Bucket: tokens per second, 0.001 to 1e9
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.rate))]
     pub rate: f64,
+    /// Bucket: its size (it starts full), 1 to 1e9
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.burst))]
     pub burst: f64,
+    /// Window: requests per window, 1 to 1e9
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.limit))]
     pub limit: u64,
+    /// Window: its length in whole seconds, 1 to 3600
+    #[cfg_attr(feature = "cli", arg(long = "window", value_name = "SECONDS", default_value_t = Options::DEFAULT.window_s))]
     pub window_s: u64,
+    /// How a 429 says when to come back
+    #[cfg_attr(feature = "cli", arg(long = "retry-after", value_enum, default_value_t = Options::DEFAULT.retry_after))]
     pub retry_after: RetryAfterMode,
+    /// The shortest network round trip in milliseconds, 1 to 10000; most are close to it
+    #[cfg_attr(feature = "cli", arg(long = "latency", value_name = "MS", default_value_t = Options::DEFAULT.latency_ms))]
+    pub latency_ms: u64,
+    /// The weight of the round trips' slow tail, 0 to 100: one in 1 + x takes longer than latency × (1 + tail × x); 0 for none
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.tail))]
+    pub tail: f64,
+    /// The most requests the service answers per second, 429s included, 1 to 1e9; more wait their turn
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.serve))]
+    pub serve: u64,
+    /// The seed, 0 to 2^53 - 1: the same seed gives the same figures
+    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.seed))]
     pub seed: u64,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            pages: 10_000,
-            widgets: 3,
-            arrive_over_s: 0.0,
-            window_limiter: false,
-            rate: 500.0,
-            burst: 1000.0,
-            limit: 1000,
-            window_s: 1,
-            retry_after: RetryAfterMode::Seconds,
-            seed: 1,
-        }
+        Options::DEFAULT
     }
 }
 
 impl Options {
+    /// The default burst scenario: 10,000 pages of 3 widgets at once against a bucket of rate
+    /// 500 and burst 1,000, `Retry-After` in seconds, round trips of 100 ms with a tail of
+    /// 0.1, and a service that answers at most 100,000 requests a second.
+    pub const DEFAULT: Options = Options {
+        pages: 10_000,
+        widgets: 3,
+        arrive_over_s: 0.0,
+        limiter: LimiterKind::Bucket,
+        rate: 500.0,
+        burst: 1000.0,
+        limit: 1000,
+        window_s: 1,
+        retry_after: RetryAfterMode::Seconds,
+        latency_ms: 100,
+        tail: 0.1,
+        serve: 100_000,
+        seed: 1,
+    };
+
     /// Sets a word option (`limiter`, `retryAfter`) from its text.
     pub fn set_word(&mut self, opt: Opt, word: &str) -> Result<(), OptionError> {
         match (opt, word) {
-            (Opt::Limiter, "bucket") => self.window_limiter = false,
-            (Opt::Limiter, "window") => self.window_limiter = true,
+            (Opt::Limiter, "bucket") => self.limiter = LimiterKind::Bucket,
+            (Opt::Limiter, "window") => self.limiter = LimiterKind::Window,
             (Opt::Limiter, _) => return Err(OptionError::new(opt, "must be bucket or window")),
             (Opt::RetryAfter, "seconds") => self.retry_after = RetryAfterMode::Seconds,
             (Opt::RetryAfter, "date") => self.retry_after = RetryAfterMode::Date,
@@ -151,29 +207,23 @@ impl Options {
         Ok(())
     }
 
-    /// Sets a fraction option (`arriveOver`, `rate`, `burst`); checked by [`Options::scenario`].
-    pub fn set_fraction(&mut self, opt: Opt, value: f64) -> Result<(), OptionError> {
+    /// Sets a number option; a whole-number option refuses a fraction. The ranges are checked
+    /// by [`Options::scenario`].
+    pub fn set_number(&mut self, opt: Opt, value: f64) -> Result<(), OptionError> {
         match opt {
             Opt::ArriveOver => self.arrive_over_s = value,
             Opt::Rate => self.rate = value,
             Opt::Burst => self.burst = value,
-            _ => return self.set_whole(opt, whole(opt, value)?),
-        }
-        Ok(())
-    }
-
-    /// Sets a whole-number option; checked by [`Options::scenario`].
-    pub fn set_whole(&mut self, opt: Opt, value: u64) -> Result<(), OptionError> {
-        match opt {
-            Opt::Pages => self.pages = value,
-            Opt::Widgets => self.widgets = value,
-            Opt::Limit => self.limit = value,
-            Opt::Window => self.window_s = value,
-            Opt::Seed => self.seed = value,
+            Opt::Tail => self.tail = value,
+            Opt::Pages => self.pages = whole(opt, value)?,
+            Opt::Widgets => self.widgets = whole(opt, value)?,
+            Opt::Limit => self.limit = whole(opt, value)?,
+            Opt::Window => self.window_s = whole(opt, value)?,
+            Opt::Latency => self.latency_ms = whole(opt, value)?,
+            Opt::Serve => self.serve = whole(opt, value)?,
+            Opt::Seed => self.seed = whole(opt, value)?,
             // The error that lists the words.
-            _ if opt.is_word() => return self.set_word(opt, ""),
-            // A whole number is a fraction too.
-            _ => return self.set_fraction(opt, value as f64),
+            Opt::Limiter | Opt::RetryAfter => return self.set_word(opt, ""),
         }
         Ok(())
     }
@@ -196,13 +246,17 @@ impl Options {
                 "must be a number of seconds from 0 to 3600",
             );
         }
+        if !(1..=1_000_000_000).contains(&self.serve) {
+            return fail(Opt::Serve, "must be a whole number from 1 to 1000000000");
+        }
         Ok(Scenario {
             pages: self.pages as u32,
             widgets: self.widgets as u32,
             arrive_over_s: self.arrive_over_s,
             limiter: self.limiter()?,
             retry_after: self.retry_after,
-            response_ms: (50, 250),
+            network: self.network()?,
+            serve: self.serve as u32,
             seed: self.seed,
         })
     }
@@ -210,7 +264,7 @@ impl Options {
     /// The limiter, its parameters checked.
     fn limiter(&self) -> Result<Limiter, OptionError> {
         let fail = |opt, message: &str| Err(OptionError::new(opt, message));
-        if self.window_limiter {
+        if self.limiter == LimiterKind::Window {
             if !(1..=1_000_000_000).contains(&self.limit) {
                 return fail(Opt::Limit, "must be a whole number from 1 to 1000000000");
             }
@@ -234,6 +288,26 @@ impl Options {
         Ok(Limiter::Bucket {
             rate: self.rate,
             burst: self.burst,
+        })
+    }
+
+    /// The network, its parameters checked.
+    fn network(&self) -> Result<Network, OptionError> {
+        if !(1..=10_000).contains(&self.latency_ms) {
+            return Err(OptionError::new(
+                Opt::Latency,
+                "must be a whole number of milliseconds from 1 to 10000",
+            ));
+        }
+        if !(0.0..=100.0).contains(&self.tail) {
+            return Err(OptionError::new(
+                Opt::Tail,
+                "must be a number from 0 to 100",
+            ));
+        }
+        Ok(Network {
+            latency_ms: self.latency_ms,
+            tail: self.tail,
         })
     }
 }
@@ -269,6 +343,10 @@ mod tests {
                 burst: 1000.0
             }
         );
+        assert_eq!(
+            (s.network.latency_ms, s.network.tail, s.serve),
+            (100, 0.1, 100_000)
+        );
     }
 
     #[test]
@@ -282,12 +360,17 @@ mod tests {
         assert_eq!(rejected(|o| o.arrive_over_s = f64::NAN), Opt::ArriveOver);
         assert_eq!(rejected(|o| o.rate = 0.0), Opt::Rate);
         assert_eq!(rejected(|o| o.burst = f64::INFINITY), Opt::Burst);
-        let window = |o: &mut Options| o.window_limiter = true;
+        let window = |o: &mut Options| o.limiter = LimiterKind::Window;
         assert_eq!(rejected(|o| (window(o), o.window_s = 0).1), Opt::Window);
         assert_eq!(rejected(|o| (window(o), o.limit = 0).1), Opt::Limit);
+        assert_eq!(rejected(|o| o.latency_ms = 0), Opt::Latency);
+        assert_eq!(rejected(|o| o.latency_ms = 10_001), Opt::Latency);
+        assert_eq!(rejected(|o| o.tail = -0.5), Opt::Tail);
+        assert_eq!(rejected(|o| o.tail = f64::NAN), Opt::Tail);
+        assert_eq!(rejected(|o| o.serve = 0), Opt::Serve);
         // The bucket's parameters do not matter to a window.
         let mut o = Options::default();
-        (o.window_limiter, o.rate) = (true, -1.0);
+        (o.limiter, o.rate) = (LimiterKind::Window, -1.0);
         assert!(o.scenario().is_ok());
     }
 
@@ -297,8 +380,8 @@ mod tests {
         assert!(o.set_word(Opt::Limiter, "window").is_ok());
         assert!(o.set_word(Opt::RetryAfter, "date").is_ok());
         assert_eq!(
-            (o.window_limiter, o.retry_after),
-            (true, RetryAfterMode::Date)
+            (o.limiter, o.retry_after),
+            (LimiterKind::Window, RetryAfterMode::Date)
         );
         assert_eq!(
             o.set_word(Opt::Limiter, "leaky").map_err(|e| e.message),
@@ -309,13 +392,17 @@ mod tests {
             Err(Opt::Pages)
         );
         assert_eq!(
-            o.set_fraction(Opt::Pages, 2.5).map_err(|e| e.option),
+            o.set_number(Opt::Pages, 2.5).map_err(|e| e.option),
             Err(Opt::Pages)
         );
-        assert!(o.set_fraction(Opt::Seed, 7.0).is_ok() && o.set_whole(Opt::Rate, 9).is_ok());
-        assert_eq!((o.seed, o.rate), (7, 9.0));
         assert_eq!(
-            o.set_whole(Opt::RetryAfter, 1).map_err(|e| e.message),
+            o.set_number(Opt::Serve, -1.0).map_err(|e| e.message),
+            Err("must be a whole number".into())
+        );
+        assert!(o.set_number(Opt::Seed, 7.0).is_ok() && o.set_number(Opt::Tail, 0.5).is_ok());
+        assert_eq!((o.seed, o.tail), (7, 0.5));
+        assert_eq!(
+            o.set_number(Opt::RetryAfter, 1.0).map_err(|e| e.message),
             Err("must be seconds, date or none".into())
         );
     }

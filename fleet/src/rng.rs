@@ -24,6 +24,11 @@ impl Rng {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 
+    /// A draw in (0, 1]: never zero, so that it can divide.
+    pub fn open_unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) + 1) as f64 / (1u64 << 53) as f64
+    }
+
     /// A draw in [lo, hi] (inclusive), for integers.
     pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.next_u64() % (hi - lo + 1)
@@ -41,6 +46,9 @@ mod tests {
             let x = a.unit();
             assert_eq!(x.to_bits(), b.unit().to_bits());
             assert!((0.0..1.0).contains(&x));
+            let y = a.open_unit();
+            assert_eq!(y.to_bits(), b.open_unit().to_bits());
+            assert!(y > 0.0 && y <= 1.0);
         }
         assert_ne!(Rng::new(7, 1).next_u64(), Rng::new(7, 2).next_u64());
     }

@@ -1,4 +1,10 @@
-//! The rate-limited service: a token bucket or a fixed window, and how it writes `Retry-After`.
+//! The rate-limited service: a token bucket or a fixed window, how it writes `Retry-After`,
+//! and how fast it can answer at all.
+//!
+//! Answering takes the service time whatever the answer: a 429 is cheap, but not free. It
+//! answers at most `serve` requests per second, one after another in arrival order; a request
+//! that arrives while it is busy waits its turn. So a flood of requests slows every answer,
+//! the refusals included, and a request can still be waiting when its client has given up.
 
 use retry_budget_model::utc::UtcTime;
 
@@ -10,6 +16,7 @@ pub const EPOCH_UNIX_S: i64 = 1_704_110_400;
 
 /// How the service writes `Retry-After` on a 429.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum RetryAfterMode {
     /// Delay-seconds.
     Seconds,
@@ -28,7 +35,7 @@ pub enum Limiter {
     Window { limit: u32, window_s: u64 },
 }
 
-/// One limiter's running state.
+/// One service's running state: its limiter and its queue.
 #[derive(Clone, Debug)]
 pub struct Service {
     limiter: Limiter,
@@ -37,6 +44,10 @@ pub struct Service {
     last: u64,
     window: u64,
     count: u32,
+    /// Nanoseconds each answer takes the service.
+    spacing: u64,
+    /// When the service is free to answer the next request.
+    free_at: u64,
 }
 
 /// The service's answer: a status and the `Retry-After` it carries.
@@ -44,9 +55,17 @@ pub struct Service {
 pub struct Answer {
     /// 200 or 429.
     pub status: u16,
-    /// The header, kept as what it says rather than as text: a run answers tens of thousands
-    /// of 429s, and only the client that receives one needs it written out.
+    /// The header, kept as what it says rather than as text: a run answers millions of 429s,
+    /// and only the client that receives one needs it written out.
     pub retry_after: Header,
+}
+
+impl Answer {
+    /// No answer yet.
+    pub const NONE: Answer = Answer {
+        status: 0,
+        retry_after: Header::Absent,
+    };
 }
 
 /// A `Retry-After` header as the service means it.
@@ -55,9 +74,9 @@ pub enum Header {
     /// No header.
     Absent,
     /// Delay-seconds.
-    Seconds(u64),
-    /// An IMF-fixdate of these Unix seconds.
-    Date(i64),
+    Seconds(u32),
+    /// An IMF-fixdate this many seconds after the service's time zero ([`EPOCH_UNIX_S`]).
+    Date(u32),
 }
 
 impl Header {
@@ -66,16 +85,17 @@ impl Header {
         out.clear();
         match self {
             Header::Absent => return false,
-            Header::Seconds(s) => push_digits(out, s, 1),
-            Header::Date(unix) => push_imf_fixdate(out, unix),
+            Header::Seconds(s) => push_digits(out, u64::from(s), 1),
+            Header::Date(s) => push_imf_fixdate(out, EPOCH_UNIX_S + i64::from(s)),
         }
         true
     }
 }
 
 impl Service {
-    /// A fresh service: a full bucket, or an empty first window.
-    pub fn new(limiter: Limiter, mode: RetryAfterMode) -> Self {
+    /// A fresh service that answers at most `serve` requests per second (at least 1): a full
+    /// bucket, or an empty first window, and nobody waiting.
+    pub fn new(limiter: Limiter, mode: RetryAfterMode, serve: u32) -> Self {
         let tokens = match limiter {
             Limiter::Bucket { burst, .. } => burst,
             Limiter::Window { .. } => 0.0,
@@ -87,11 +107,21 @@ impl Service {
             last: 0,
             window: 0,
             count: 0,
+            spacing: NS / u64::from(serve.max(1)),
+            free_at: 0,
         }
     }
 
-    /// Answers a request that reached the service at simulated nanosecond `now` (non-decreasing).
-    pub fn handle(&mut self, now: u64) -> Answer {
+    /// Takes a request that reached the service at simulated nanosecond `arrive` (non-decreasing
+    /// from one call to the next): when its turn comes, and the limiter's answer then.
+    pub fn handle(&mut self, arrive: u64) -> (u64, Answer) {
+        let at = arrive.max(self.free_at);
+        self.free_at = at.saturating_add(self.spacing);
+        (at, self.answer(at))
+    }
+
+    /// The limiter's answer to a request at `now`.
+    fn answer(&mut self, now: u64) -> Answer {
         match self.admit(now) {
             None => Answer {
                 status: 200,
@@ -134,14 +164,13 @@ impl Service {
         }
     }
 
-    /// The `Retry-After` for a 429 at `now` whose capacity frees at `free_at`.
+    /// The `Retry-After` for a 429 at `now` whose capacity frees at `free_at`: the seconds to
+    /// it rounded up, or the date of the second it falls in, rounded up.
     fn header(&self, now: u64, free_at: u64) -> Header {
+        let whole = |ns: u64| u32::try_from(ns.div_ceil(NS)).unwrap_or(u32::MAX);
         match self.mode {
-            RetryAfterMode::Seconds => Header::Seconds((free_at - now).div_ceil(NS)),
-            RetryAfterMode::Date => {
-                let secs = i64::try_from(free_at.div_ceil(NS)).unwrap_or(i64::MAX / 2);
-                Header::Date(EPOCH_UNIX_S.saturating_add(secs))
-            }
+            RetryAfterMode::Seconds => Header::Seconds(whole(free_at - now)),
+            RetryAfterMode::Date => Header::Date(whole(free_at)),
             RetryAfterMode::None => Header::Absent,
         }
     }
@@ -171,7 +200,7 @@ fn push_imf_fixdate(out: &mut String, unix: i64) {
 }
 
 /// Appends `n` in decimal, zero-padded to at least `width` digits (at most 20), without the
-/// formatting machinery (which the page's wasm build would otherwise carry).
+/// formatting machinery: a run writes a header for each of millions of refusals.
 pub(crate) fn push_digits(out: &mut String, mut n: u64, width: usize) {
     let mut digits = [b'0'; 20];
     let mut start = digits.len();
@@ -188,14 +217,17 @@ pub(crate) fn push_digits(out: &mut String, mut n: u64, width: usize) {
 mod tests {
     use super::*;
 
+    /// A service that answers a billion requests per second: one nanosecond each.
+    const FAST: u32 = 1_000_000_000;
+
     fn ms(n: u64) -> u64 {
         n * 1_000_000
     }
 
-    /// The header of an answer as the client reads it.
-    fn text(a: Answer) -> Option<String> {
+    /// The answer's status and its header as the client reads it.
+    fn read((_, a): (u64, Answer)) -> (u16, Option<String>) {
         let mut out = String::new();
-        a.retry_after.write(&mut out).then_some(out)
+        (a.status, a.retry_after.write(&mut out).then_some(out))
     }
 
     fn imf_fixdate(unix: i64) -> String {
@@ -204,54 +236,89 @@ mod tests {
         out
     }
 
+    fn some(text: &str) -> Option<String> {
+        Some(text.into())
+    }
+
     #[test]
     fn the_bucket_says_the_seconds_until_the_next_token_rounded_up() {
-        let mut s = Service::new(
-            Limiter::Bucket {
-                rate: 0.4,
-                burst: 2.0,
-            },
-            RetryAfterMode::Seconds,
-        );
-        assert_eq!(s.handle(0).status, 200);
-        assert_eq!(s.handle(0).status, 200);
-        let refused = s.handle(0);
-        assert_eq!((refused.status, text(refused).as_deref()), (429, Some("3")));
+        let bucket = Limiter::Bucket {
+            rate: 0.4,
+            burst: 2.0,
+        };
+        let mut s = Service::new(bucket, RetryAfterMode::Seconds, FAST);
+        assert_eq!(read(s.handle(0)), (200, None));
+        assert_eq!(read(s.handle(0)), (200, None));
+        // Answered at 2 ns: 2.5 s to the next token, said as 3.
+        assert_eq!(read(s.handle(0)), (429, some("3")));
         // Half a token by 1.25 s: the next one is 1.25 s away, said as 2.
-        assert_eq!(text(s.handle(ms(1250))).as_deref(), Some("2"));
-        assert_eq!(s.handle(ms(3000)).status, 200);
+        assert_eq!(read(s.handle(ms(1250))), (429, some("2")));
+        assert_eq!(read(s.handle(ms(3000))).0, 200);
     }
 
     #[test]
     fn the_window_says_the_seconds_to_its_end() {
-        let mut s = Service::new(
-            Limiter::Window {
-                limit: 2,
-                window_s: 10,
-            },
-            RetryAfterMode::Seconds,
-        );
-        assert_eq!(s.handle(ms(100)).status, 200);
-        assert_eq!(s.handle(ms(200)).status, 200);
-        assert_eq!(text(s.handle(ms(3500))).as_deref(), Some("7"));
-        assert_eq!(text(s.handle(ms(9999))).as_deref(), Some("1"));
-        assert_eq!(s.handle(ms(10_000)).status, 200);
+        let window = Limiter::Window {
+            limit: 2,
+            window_s: 10,
+        };
+        let mut s = Service::new(window, RetryAfterMode::Seconds, FAST);
+        assert_eq!(read(s.handle(ms(100))).0, 200);
+        assert_eq!(read(s.handle(ms(200))).0, 200);
+        assert_eq!(read(s.handle(ms(3500))), (429, some("7")));
+        assert_eq!(read(s.handle(ms(9999))), (429, some("1")));
+        assert_eq!(read(s.handle(ms(10_000))).0, 200);
+    }
+
+    #[test]
+    fn requests_that_arrive_while_it_is_busy_wait_their_turn() {
+        let window = Limiter::Window {
+            limit: 2,
+            window_s: 1,
+        };
+        // Ten answers a second: 100 ms each.
+        let mut s = Service::new(window, RetryAfterMode::Seconds, 10);
+        let turns: Vec<(u64, u16)> = [0, 0, 0, ms(50), ms(900), ms(1000)]
+            .into_iter()
+            .map(|at| {
+                let (turn, answer) = s.handle(at);
+                (turn, answer.status)
+            })
+            .collect();
+        let expected = [
+            (0, 200),
+            (ms(100), 200),
+            (ms(200), 429),
+            (ms(300), 429),
+            // Free again before these arrive: no wait, and the second is in a new window.
+            (ms(900), 429),
+            (ms(1000), 200),
+        ];
+        assert_eq!(turns, expected);
     }
 
     #[test]
     fn a_date_names_when_capacity_frees_on_the_service_clock() {
-        let mut s = Service::new(
-            Limiter::Window {
-                limit: 1,
-                window_s: 10,
-            },
-            RetryAfterMode::Date,
-        );
+        let window = Limiter::Window {
+            limit: 1,
+            window_s: 10,
+        };
+        let mut s = Service::new(window, RetryAfterMode::Date, FAST);
         s.handle(0);
         assert_eq!(
-            text(s.handle(ms(3500))).as_deref(),
-            Some("Mon, 01 Jan 2024 12:00:10 GMT")
+            read(s.handle(ms(3500))),
+            (429, some("Mon, 01 Jan 2024 12:00:10 GMT"))
         );
+        let refuse_all = Limiter::Window {
+            limit: 0,
+            window_s: 1,
+        };
+        let mut none = Service::new(refuse_all, RetryAfterMode::None, FAST);
+        assert_eq!(read(none.handle(0)), (429, None));
+    }
+
+    #[test]
+    fn dates_are_written_for_any_year_an_http_date_can_hold() {
         assert_eq!(imf_fixdate(784_111_777), "Sun, 06 Nov 1994 08:49:37 GMT");
         assert_eq!(
             imf_fixdate(-62_135_596_800),
@@ -260,20 +327,6 @@ mod tests {
         assert_eq!(
             imf_fixdate(253_402_300_799),
             "Fri, 31 Dec 9999 23:59:59 GMT"
-        );
-        let mut none = Service::new(
-            Limiter::Window {
-                limit: 0,
-                window_s: 1,
-            },
-            RetryAfterMode::None,
-        );
-        assert_eq!(
-            none.handle(0),
-            Answer {
-                status: 429,
-                retry_after: Header::Absent
-            }
         );
     }
 

@@ -1,10 +1,15 @@
 //! The discrete-event simulation: pages of widgets, one client per widget, one service.
 //!
-//! Events run in (time, sequence) order from a binary heap of small entries that compare by
-//! those two numbers alone. Our clients are the model's
-//! [`Action`]s: the loop feeds each its responses, timers and blocks at the simulated times and
-//! performs its decisions. Times here are nanoseconds from the start of the run; an action's
-//! own clock is elapsed time from its start.
+//! Pages arrive in time order and are numbered in that order, as their widgets are: page `p`
+//! holds widgets `p × widgets ..`. Everything else that happens (a request reaching the
+//! service, an answer reaching its client, a timer) waits in a binary heap of small entries
+//! ordered by (time, sequence). Our clients are the model's [`Action`]s: the loop feeds each
+//! its responses, timers and blocks at the simulated times and performs its decisions. Times
+//! here are nanoseconds from the start of the run; an action's own clock is elapsed time from
+//! its start.
+//!
+//! Nothing that a fleet does not read is kept: an action runs without its trace and is dropped
+//! once it stops, and requests are counted as they happen ([`Tally`]) rather than stored.
 
 use core::cmp::Ordering;
 use core::time::Duration;
@@ -14,8 +19,13 @@ use retry_budget_model::utc::UtcTime;
 use retry_budget_model::{Action, Decision, Outcome, Policy, ReceiptClock, Response};
 
 use crate::client::{Ky, Naive, Step};
+use crate::figures::{Run, Tally};
+use crate::network::Network;
 use crate::rng::Rng;
-use crate::service::{Answer, Header, Limiter, RetryAfterMode, Service, EPOCH_UNIX_S, NS};
+use crate::service::{Answer, Limiter, RetryAfterMode, Service, EPOCH_UNIX_S, NS};
+
+/// No time: a timer that is not armed, an outcome not told yet.
+const NEVER: u64 = u64::MAX;
 
 /// The client policy a run uses for every widget.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -41,26 +51,28 @@ pub struct Scenario {
     pub limiter: Limiter,
     /// How the service writes `Retry-After`.
     pub retry_after: RetryAfterMode,
-    /// Response time, lowest and highest, in milliseconds (uniform).
-    pub response_ms: (u64, u64),
+    /// How long round trips take.
+    pub network: Network,
+    /// The most requests the service answers per second, refusals included.
+    pub serve: u32,
     /// The seed.
     pub seed: u64,
 }
 
-/// What happened to one request.
-#[derive(Clone, Copy, Debug)]
-pub struct Request {
-    /// The widget that sent it.
-    pub action: u32,
-    /// When it reached the service.
-    pub arrive: u64,
-    /// The service's answer (set on arrival).
-    pub answer: Answer,
-    /// Nanoseconds from the service back to the client.
-    down: u32,
+/// What the loop reports as it goes, to an observer given to [`run_observed`]: enough to check
+/// the rules from outside the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Note {
+    /// `widget` sent a request at `at`.
+    Sent { widget: u32, at: u64 },
+    /// `widget` learned at `at` that no request should start before `until`: from its own
+    /// response's `Retry-After`, or from another widget of its page.
+    Told { widget: u32, at: u64, until: u64 },
+    /// `widget`'s user was told a final outcome at `at`: data, or an error.
+    Stopped { widget: u32, at: u64, data: bool },
 }
 
-/// One widget's client and its record.
+/// One widget's client.
 #[derive(Debug)]
 enum Client {
     Ours(Box<Action>),
@@ -70,30 +82,40 @@ enum Client {
     Done,
 }
 
-/// One widget.
+/// One widget. A widget has at most one request outstanding: no client sends again before
+/// the previous request's answer, and a client whose attempt timed out stops.
 #[derive(Debug)]
-pub struct Slot {
+struct Slot {
     client: Client,
     /// When the widget started loading.
-    pub start: u64,
-    in_flight: Option<u32>,
-    /// When the response to the request in flight reaches the client.
-    reply_at: u64,
-    /// The one timer that counts, `u64::MAX` for none: a timer event at another time is stale.
+    start: u64,
+    /// Whether a request is in flight (sent, its answer not yet received).
+    in_flight: bool,
+    /// While a request is in flight: when it reaches the service, then, once it has, when its
+    /// answer reaches the client.
+    due: u64,
+    /// The request in flight's way back, in nanoseconds, drawn with its way there.
+    down: u64,
+    /// The service's answer to the request in flight, once it has one.
+    answer: Answer,
+    /// When the service answered this widget's latest request; `NEVER` before any.
+    answered_at: u64,
+    /// The one timer that counts, `NEVER` for none: a timer event at another time is stale.
     timer: u64,
     /// Whether that timer is in the queue.
     queued: bool,
-    /// When the user was told a final outcome, and whether it was data.
-    pub done: Option<(u64, bool)>,
+    /// When the user was told a final outcome; `NEVER` before.
+    done_at: u64,
     /// Requests sent.
-    pub sent: u32,
+    sent: u32,
 }
 
-/// What happens at an event: a page arrives, a request reaches the service or its response
-/// the client, or a widget's timer fires (when it is still the one armed).
+/// What happens at an event, to a widget: its request reaches the service, or the answer
+/// reaches it, or its timer fires (when it is still the one armed). What the request carries
+/// is in the widget's slot, so that the queue's entries stay small: the queue is most of a
+/// run's time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ev {
-    Arrive(u32),
     Reach(u32),
     Receive(u32),
     Timer(u32),
@@ -120,66 +142,74 @@ impl PartialOrd for Entry {
     }
 }
 
-/// The record of one run.
-#[derive(Debug)]
-pub struct Run {
-    /// Every widget, in page order.
-    pub slots: Vec<Slot>,
-    /// Every request, in send order.
-    pub requests: Vec<Request>,
-    /// Sends by our clients before a block that the client knew of had ended.
-    pub early_sends: u32,
-}
-
 /// The event loop's state.
-struct Sim {
+struct Sim<O> {
     kind: Kind,
     widgets: u32,
-    response_ms: (u64, u64),
+    network: Network,
     service: Service,
     rng: Rng,
     heap: BinaryHeap<Entry>,
     seq: u64,
-    /// The `Retry-After` text of the response being received.
+    /// The `Retry-After` text of the answer being received.
     header: String,
-    page_block: Vec<u64>,
-    run: Run,
+    slots: Vec<Slot>,
+    tally: Tally,
+    observe: O,
 }
 
-/// The arrival time of every page, the same for every policy of one seed.
+/// The arrival time of every page, in time order: the same for every policy of one seed.
 pub fn arrivals(s: &Scenario) -> Vec<u64> {
     let mut rng = Rng::new(s.seed, 1);
     let span = (s.arrive_over_s * NS as f64) as u64;
-    (0..s.pages)
+    let mut times: Vec<u64> = (0..s.pages)
         .map(|_| if span == 0 { 0 } else { rng.range(0, span) })
-        .collect()
+        .collect();
+    times.sort_unstable();
+    times
 }
 
 /// Runs `kind` against a fresh service with the scenario's arrivals.
 pub fn run(s: &Scenario, kind: Kind) -> Run {
+    run_observed(s, kind, &arrivals(s), |_| {})
+}
+
+/// Runs `kind` against a fresh service with pages arriving at `times` (nanoseconds from the
+/// start, in any order; `s.pages` is not read), telling `observe` what happens as it happens.
+pub fn run_observed(s: &Scenario, kind: Kind, times: &[u64], observe: impl FnMut(Note)) -> Run {
+    let mut times = times.to_vec();
+    // Already in order when they come from `arrivals`: a sort then only checks that.
+    times.sort_unstable();
+    let widgets = times.len() * s.widgets as usize;
     let mut sim = Sim {
         kind,
         widgets: s.widgets,
-        response_ms: s.response_ms,
-        service: Service::new(s.limiter, s.retry_after),
+        network: s.network,
+        service: Service::new(s.limiter, s.retry_after, s.serve),
         rng: Rng::new(s.seed, 2),
         heap: BinaryHeap::new(),
         seq: 0,
         header: String::new(),
-        page_block: vec![0; s.pages as usize],
-        run: Run {
-            slots: Vec::with_capacity((s.pages * s.widgets) as usize),
-            requests: Vec::with_capacity((s.pages * s.widgets * 3) as usize),
-            early_sends: 0,
-        },
+        slots: Vec::with_capacity(widgets),
+        tally: Tally::default(),
+        observe,
     };
-    for (page, at) in arrivals(s).into_iter().enumerate() {
-        sim.push(at, Ev::Arrive(page as u32));
+    let mut pages = times.into_iter().peekable();
+    loop {
+        let next = sim.heap.peek().map(|e| e.at);
+        match pages.peek() {
+            // A page that arrives at the time of another event comes first.
+            Some(&at) if next.is_none_or(|next| at <= next) => {
+                pages.next();
+                sim.arrive(at);
+            }
+            _ => match sim.heap.pop() {
+                Some(Entry { at, ev, .. }) => sim.step(at, ev),
+                None => break,
+            },
+        }
     }
-    while let Some(Entry { at, ev, .. }) = sim.heap.pop() {
-        sim.step(at, ev);
-    }
-    sim.run
+    sim.finish()
 }
 
 /// Nanoseconds as a duration.
@@ -192,7 +222,7 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-impl Sim {
+impl<O: FnMut(Note)> Sim<O> {
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
         self.heap.push(Entry {
@@ -204,49 +234,38 @@ impl Sim {
 
     fn step(&mut self, now: u64, ev: Ev) {
         match ev {
-            Ev::Arrive(page) => self.arrive(now, page),
-            Ev::Reach(req) => self.reach(now, req),
-            Ev::Receive(req) => self.receive(now, req),
-            Ev::Timer(id) if self.run.slots[id as usize].timer == now => self.timer(now, id),
+            Ev::Reach(id) => self.reach(now, id),
+            Ev::Receive(id) => self.receive(now, id),
+            Ev::Timer(id) if self.slots[id as usize].timer == now => self.timer(now, id),
             Ev::Timer(_) => {}
         }
     }
 
-    fn arrive(&mut self, now: u64, page: u32) {
+    /// The next page arrives: each of its widgets starts its client and sends. A new page
+    /// knows of no block: nobody on it has heard from the service yet.
+    fn arrive(&mut self, now: u64) {
         for _ in 0..self.widgets {
-            let id = self.run.slots.len() as u32;
-            let blocked = self.page_block[page as usize].saturating_sub(now);
-            let draw = self.rng.unit();
+            let id = self.slots.len() as u32;
             let (client, first) = match self.kind {
-                Kind::Ours { policy, share } => {
-                    let blocks: &[Duration] = if share && blocked > 0 {
-                        &[dur(blocked)]
-                    } else {
-                        &[]
-                    };
-                    let (action, d) = Action::start_on_origin(policy, blocks, draw)
+                Kind::Ours { policy, .. } => {
+                    let (action, d) = Action::start_untraced(policy, &[], 0.0)
                         .expect("the policies here are valid");
                     (Client::Ours(Box::new(action)), Step::from_decision(d))
                 }
-                Kind::Ky => (
-                    Client::Ky(Ky::default()),
-                    Step::Send {
-                        timeout: Ky::TIMEOUT,
-                    },
-                ),
-                Kind::Naive => (
-                    Client::Naive(Naive::default()),
-                    Step::Send { timeout: None },
-                ),
+                Kind::Ky => (Client::Ky(Ky::default()), Ky::FIRST),
+                Kind::Naive => (Client::Naive(Naive::default()), Naive::FIRST),
             };
-            self.run.slots.push(Slot {
+            self.slots.push(Slot {
                 client,
                 start: now,
-                in_flight: None,
-                reply_at: 0,
-                timer: u64::MAX,
+                in_flight: false,
+                due: NEVER,
+                down: 0,
+                answer: Answer::NONE,
+                answered_at: NEVER,
+                timer: NEVER,
                 queued: false,
-                done: None,
+                done_at: NEVER,
                 sent: 0,
             });
             self.perform(now, id, first);
@@ -254,49 +273,61 @@ impl Sim {
         }
     }
 
-    fn reach(&mut self, now: u64, req: u32) {
-        let answer = self.service.handle(now);
-        let r = &mut self.run.requests[req as usize];
-        r.answer = answer;
-        let at = now + u64::from(r.down);
-        self.push(at, Ev::Receive(req));
-    }
-
-    fn receive(&mut self, now: u64, req: u32) {
-        let Request { action, answer, .. } = self.run.requests[req as usize];
-        let slot = &mut self.run.slots[action as usize];
-        if slot.in_flight != Some(req) || slot.done.is_some() {
+    /// A request reaches the service and waits its turn there. Its answer is only sent back
+    /// when somebody still waits for it.
+    fn reach(&mut self, now: u64, id: u32) {
+        self.tally.reached(now);
+        let (at, answer) = self.service.handle(now);
+        self.tally.answered(answer.status);
+        let slot = &mut self.slots[id as usize];
+        slot.answered_at = at;
+        if slot.done_at != NEVER {
             return;
         }
-        slot.in_flight = None;
+        let reply = at.saturating_add(slot.down);
+        (slot.due, slot.answer) = (reply, answer);
+        // A timer held back while this request could still beat it (see `arm`) is queued now,
+        // unless the answer beats it.
+        if slot.timer != NEVER && !slot.queued && reply > slot.timer {
+            slot.queued = true;
+            let timer = slot.timer;
+            self.push(timer, Ev::Timer(id));
+        }
+        self.push(reply, Ev::Receive(id));
+    }
+
+    fn receive(&mut self, now: u64, id: u32) {
+        let slot = &mut self.slots[id as usize];
+        if !slot.in_flight || slot.done_at != NEVER {
+            return;
+        }
+        let answer = slot.answer;
+        slot.in_flight = false;
         let elapsed = now - slot.start;
-        let draw = self.rng.unit();
         let header = answer
             .retry_after
             .write(&mut self.header)
             .then_some(self.header.as_str());
         let step = match &mut slot.client {
             Client::Ours(a) => {
-                let response = Response {
-                    status: answer.status,
-                    retry_after: header,
-                    clock: ReceiptClock::Server(server_clock(now)),
-                };
+                let clock = ReceiptClock::Server(server_clock(now));
+                let response = Response::new(answer.status, header, clock);
+                let draw = self.rng.unit();
                 Step::from_decision(a.on_response_drawn(dur(elapsed), response, draw))
             }
             Client::Ky(k) => k.on_response(answer.status, header, server_clock(now)),
             Client::Naive(n) => n.on_response(answer.status),
             Client::Done => Step::Idle,
         };
-        self.perform(now, action, step);
-        self.share(now, action);
-        self.retire(action);
+        self.perform(now, id, step);
+        self.share(now, id);
+        self.retire(id);
     }
 
     fn timer(&mut self, now: u64, id: u32) {
-        let slot = &mut self.run.slots[id as usize];
-        slot.timer = u64::MAX;
-        let in_flight = slot.in_flight.is_some();
+        let slot = &mut self.slots[id as usize];
+        slot.timer = NEVER;
+        let in_flight = slot.in_flight;
         let step = match &mut slot.client {
             Client::Ours(a) => Step::from_decision(a.on_timer(dur(now - slot.start))),
             Client::Ky(k) => k.on_timer(in_flight),
@@ -306,12 +337,10 @@ impl Sim {
         self.retire(id);
     }
 
-    /// Delivers the block that `from`'s latest response announced to its page's other widgets.
+    /// The block that `from`'s latest response announced: `from` knows it, and with sharing
+    /// the other widgets of its page are told.
     fn share(&mut self, now: u64, from: u32) {
-        let Kind::Ours { share: true, .. } = self.kind else {
-            return;
-        };
-        let slot = &self.run.slots[from as usize];
+        let slot = &self.slots[from as usize];
         let Client::Ours(a) = &slot.client else {
             return;
         };
@@ -319,114 +348,128 @@ impl Sim {
             return;
         };
         let until = slot.start.saturating_add(nanos(until));
-        let page = (from / self.widgets) as usize;
-        self.page_block[page] = self.page_block[page].max(until);
-        let first = page as u32 * self.widgets;
+        (self.observe)(Note::Told {
+            widget: from,
+            at: now,
+            until,
+        });
+        let Kind::Ours { share: true, .. } = self.kind else {
+            return;
+        };
+        let first = from / self.widgets * self.widgets;
         for id in (first..first + self.widgets).filter(|&id| id != from) {
             self.block(now, id, until);
         }
     }
 
+    /// Tells widget `id` of a block until `until`, if it is still running.
     fn block(&mut self, now: u64, id: u32, until: u64) {
-        let slot = &mut self.run.slots[id as usize];
+        let slot = &mut self.slots[id as usize];
         let Client::Ours(a) = &mut slot.client else {
             return;
         };
-        if slot.done.is_some() || slot.start > now {
-            return;
-        }
+        (self.observe)(Note::Told {
+            widget: id,
+            at: now,
+            until,
+        });
         let d = a.on_block(dur(now - slot.start), dur(until.saturating_sub(slot.start)));
         self.perform(now, id, Step::from_decision(d));
         self.retire(id);
     }
 
-    /// Drops a stopped widget's client, once what it announced has been shared: a model action
-    /// keeps its whole trace, and a run holds tens of thousands of them at once.
+    /// Drops a stopped widget's client, once what it announced has been shared.
     fn retire(&mut self, id: u32) {
-        let slot = &mut self.run.slots[id as usize];
-        if slot.done.is_some() {
+        let slot = &mut self.slots[id as usize];
+        if slot.done_at != NEVER {
             slot.client = Client::Done;
         }
     }
 
     /// Does what a client decided at `now`.
     fn perform(&mut self, now: u64, id: u32, step: Step) {
+        let start = self.slots[id as usize].start;
         match step {
             Step::Send { timeout } => {
                 self.send(now, id);
-                self.arm(id, timeout.map(|t| now + t));
+                self.arm(id, timeout.map(|t| now.saturating_add(t)));
             }
-            Step::SendOurs { abort_at } | Step::Wake { at: abort_at } => {
-                if matches!(step, Step::SendOurs { .. }) {
-                    self.send(now, id);
-                }
-                let start = self.run.slots[id as usize].start;
+            Step::SendOurs { abort_at } => {
+                self.send(now, id);
                 self.arm(id, Some(start.saturating_add(abort_at)));
             }
-            Step::WaitFor { ns } => self.arm(id, Some(now + ns)),
+            Step::Wake { at } => self.arm(id, Some(start.saturating_add(at))),
+            Step::WaitFor { ns } => self.arm(id, Some(now.saturating_add(ns))),
             Step::Idle => {}
-            Step::Stop { data } => {
-                let slot = &mut self.run.slots[id as usize];
-                slot.done = Some((now, data));
-                slot.timer = u64::MAX;
-                slot.in_flight = None;
-            }
+            Step::Stop { data } => self.stop(now, id, data),
         }
     }
 
-    /// Arms the widget's timer for `at`, or disarms it. An attempt's timeout that its response
-    /// will beat is not queued: the response re-arms or stops the widget first. Most requests
-    /// are answered long before their cap, and their stale timers filled half the queue.
+    /// The user is told a final outcome: nothing of this widget's runs any more.
+    fn stop(&mut self, now: u64, id: u32, data: bool) {
+        let slot = &mut self.slots[id as usize];
+        (slot.done_at, slot.timer, slot.in_flight) = (now, NEVER, false);
+        self.tally.stopped(now - slot.start, data, slot.sent);
+        (self.observe)(Note::Stopped {
+            widget: id,
+            at: now,
+            data,
+        });
+    }
+
+    /// Arms the widget's timer for `at`, or disarms it. While a request is in flight whose
+    /// answer is due by `at`, the timer is not queued: the answer re-arms or stops the widget
+    /// first (at the same instant too, as the model reads an answer at its cap as in time).
+    /// Most requests are answered long before their cap, and their timers filled half the
+    /// queue. A request that has not reached the service yet is decided when it does.
     fn arm(&mut self, id: u32, at: Option<u64>) {
-        let slot = &mut self.run.slots[id as usize];
-        match at {
-            Some(at) if slot.timer != at || !slot.queued => {
-                slot.timer = at;
-                slot.queued = slot.in_flight.is_none() || slot.reply_at >= at;
-                if slot.queued {
-                    self.push(at, Ev::Timer(id));
-                }
-            }
-            Some(_) => {}
-            None => slot.timer = u64::MAX,
+        let slot = &mut self.slots[id as usize];
+        let Some(at) = at else {
+            slot.timer = NEVER;
+            return;
+        };
+        if slot.timer == at && slot.queued {
+            return;
+        }
+        slot.timer = at;
+        slot.queued = !slot.in_flight || slot.due > at;
+        if slot.queued {
+            self.push(at, Ev::Timer(id));
         }
     }
 
     fn send(&mut self, now: u64, id: u32) {
-        self.check_block(now, id);
-        let (lo, hi) = self.response_ms;
-        let total = self.rng.range(lo * 1_000_000, hi * 1_000_000);
-        let up = total / 2;
-        let req = self.run.requests.len() as u32;
-        self.run.requests.push(Request {
-            action: id,
-            arrive: now + up,
-            answer: Answer {
-                status: 0,
-                retry_after: Header::Absent,
-            },
-            down: u32::try_from(total - up).unwrap_or(u32::MAX),
-        });
-        let slot = &mut self.run.slots[id as usize];
-        slot.in_flight = Some(req);
-        slot.reply_at = now + total;
+        self.count_early(now, id);
+        let trip = self.network.trip(&mut self.rng);
+        let reach = now.saturating_add(trip.up);
+        let slot = &mut self.slots[id as usize];
+        (slot.in_flight, slot.due, slot.down) = (true, reach, trip.down);
         slot.sent += 1;
-        self.push(now + up, Ev::Reach(req));
+        (self.observe)(Note::Sent {
+            widget: id,
+            at: now,
+        });
+        self.push(reach, Ev::Reach(id));
     }
 
-    /// Counts a send by our client before a block that it, or its page, knew of had ended.
-    fn check_block(&mut self, now: u64, id: u32) {
-        let slot = &self.run.slots[id as usize];
-        let Client::Ours(a) = &slot.client else {
-            return;
-        };
-        let mut known = slot.start.saturating_add(nanos(a.origin_block()));
-        if let Kind::Ours { share: true, .. } = self.kind {
-            known = known.max(self.page_block[(id / self.widgets) as usize]);
+    /// Counts a send by our client before a block that it knew of had ended.
+    fn count_early(&mut self, now: u64, id: u32) {
+        let slot = &self.slots[id as usize];
+        if let Client::Ours(a) = &slot.client {
+            if now < slot.start.saturating_add(nanos(a.origin_block())) {
+                self.tally.early_send();
+            }
         }
-        if now < known {
-            self.run.early_sends += 1;
-        }
+    }
+
+    /// The run's figures: every widget has stopped, and every request has been answered.
+    fn finish(self) -> Run {
+        let late = self
+            .slots
+            .iter()
+            .filter(|s| s.answered_at != NEVER && s.answered_at > s.done_at)
+            .count();
+        self.tally.finish(self.slots.len() as u64, late as u64)
     }
 }
 
@@ -449,6 +492,62 @@ impl Step {
             Decision::Stop(outcome) => Step::Stop {
                 data: outcome == Outcome::Success,
             },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two pages of two widgets against a window of one request per 10 s, every round trip
+    /// exactly 100 ms (50 ms each way), a service that answers at once.
+    fn two_pages() -> Scenario {
+        Scenario {
+            pages: 2,
+            widgets: 2,
+            arrive_over_s: 0.0,
+            limiter: Limiter::Window {
+                limit: 1,
+                window_s: 10,
+            },
+            retry_after: RetryAfterMode::Seconds,
+            network: Network {
+                latency_ms: 100,
+                tail: 0.0,
+            },
+            serve: 1_000_000_000,
+            seed: 1,
+        }
+    }
+
+    /// Every send, in order, as (widget, time).
+    fn sends(s: &Scenario, kind: Kind, times: &[u64]) -> Vec<(u32, u64)> {
+        let mut sent = Vec::new();
+        run_observed(s, kind, times, |note| {
+            if let Note::Sent { widget, at } = note {
+                sent.push((widget, at));
+            }
+        });
+        sent
+    }
+
+    /// The first page to arrive (at 0) is page 0, widgets 0 and 1: both send at once and reach
+    /// the service at 50 ms; widget 0 is admitted, widget 1 refused with `Retry-After: 10`
+    /// (9.95 s to the window's end, rounded up), read at 100 ms: a block until 10.1 s, which
+    /// page 0 shares. The page that arrives at 1 s (page 1, widgets 2 and 3) was told
+    /// nothing: both its widgets send at 1 s. Given in reverse order, the arrivals are the
+    /// same. (Before pages were numbered by arrival, the later page read the block of the
+    /// page listed first, page 0's, and waited until 10.1 s.)
+    #[test]
+    fn a_page_shares_no_block_with_a_page_that_arrived_before_it() {
+        let ours = Kind::Ours {
+            policy: Policy::new(),
+            share: true,
+        };
+        for times in [[NS, 0], [0, NS]] {
+            let sent = sends(&two_pages(), ours, &times);
+            assert_eq!(&sent[..4], [(0, 0), (1, 0), (2, NS), (3, NS)], "{times:?}");
         }
     }
 }

@@ -10,18 +10,22 @@
 //! success, not retryable, attempts used up, how to read `Retry-After`, then the gate (does the
 //! wait *and* a full per-attempt cap fit in what is left of the budget?).
 //!
-//! Actions on the same origin share what the service tells them (`scenario-format.md`, section
-//! 4): a valid server delay blocks the origin ([`Action::announced_block`] says until when, for
+//! Actions on the same origin share what the service tells them (`docs/rules.md`, rules
+//! 13-18): a valid server delay blocks the origin ([`Action::announced_block`] says until when, for
 //! the driver to tell the others), and a block another action learned arrives as
 //! [`Action::on_block`]. No attempt starts before a block the action knows of. Each wait may be
 //! spread by jitter ([`Policy::jitter`]), from a draw the driver supplies, never earlier than
 //! the rules allow and never so late that the reserved cap stops fitting.
 
-use crate::prelude::*;
 use core::time::Duration;
 
+use serde::{Serialize, Serializer};
+
 use crate::policy::{Policy, PolicyError};
+use crate::ratelimit::RateLimit;
+use crate::report::{secs, secs_or_null};
 use crate::retry_after::RetryAfter;
+use crate::timing::{ServerDelay, Timing};
 use crate::utc::UtcTime;
 
 /// What the driver must do next.
@@ -42,8 +46,9 @@ pub enum Decision {
 }
 
 /// How an action ended. The last HTTP response is kept apart from this: "stopped: budget" and
-/// "last response: 429" are different facts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// "last response: 429" are different facts. Serialized as [`Outcome::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Outcome {
     /// A 2xx response arrived.
     Success,
@@ -85,6 +90,12 @@ pub enum TransportError {
     Failed(String),
 }
 
+impl Serialize for TransportError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 impl TransportError {
     /// A word for the failure: `timed_out`, or the driver's own.
     pub fn as_str(&self) -> &str {
@@ -115,12 +126,29 @@ pub struct Response<'a> {
     pub status: u16,
     /// The `Retry-After` value as received; `None` when absent (or hidden cross-origin).
     pub retry_after: Option<&'a str>,
+    /// The `RateLimit` field as received (field lines joined with `", "`); read only when the
+    /// policy says so.
+    pub ratelimit: Option<&'a str>,
     /// The receipt time, for interpreting a date.
     pub clock: ReceiptClock,
 }
 
-/// Where a wait's length came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+impl<'a> Response<'a> {
+    /// A response with `status` and its `Retry-After` (`None` when absent), received at
+    /// `clock`, without a `RateLimit` field.
+    pub fn new(status: u16, retry_after: Option<&'a str>, clock: ReceiptClock) -> Self {
+        Response {
+            status,
+            retry_after,
+            ratelimit: None,
+            clock,
+        }
+    }
+}
+
+/// Where a wait's length came from. Serialized as [`WaitSource::as_str`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum WaitSource {
     /// `Retry-After` in delay-seconds.
     ServerSeconds,
@@ -133,6 +161,10 @@ pub enum WaitSource {
     /// The origin is blocked (rules 14, 15, 17): the service asked every request to this site to
     /// wait, later than this action's own delay.
     OriginBlock,
+    /// No usable `Retry-After`, but the `RateLimit` field says when the quota is restored
+    /// (rule 19): a server delay.
+    #[serde(rename = "ratelimit")]
+    RateLimit,
 }
 
 impl WaitSource {
@@ -144,18 +176,22 @@ impl WaitSource {
             WaitSource::FallbackMissing => "fallback_missing",
             WaitSource::FallbackInvalid => "fallback_invalid",
             WaitSource::OriginBlock => "origin_block",
+            WaitSource::RateLimit => "ratelimit",
         }
     }
 
     /// Whether the server set this delay (and so it must never be shortened).
     pub const fn is_server(self) -> bool {
-        matches!(self, WaitSource::ServerSeconds | WaitSource::ServerDate)
+        matches!(
+            self,
+            WaitSource::ServerSeconds | WaitSource::ServerDate | WaitSource::RateLimit
+        )
     }
 }
 
 /// A wait the model planned: after a retryable response, or before the first attempt while the
 /// origin is blocked.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct PlannedWait {
     /// The attempt whose response asked for it; 0 for the wait before the first attempt.
     pub after_attempt: u32,
@@ -163,16 +199,22 @@ pub struct PlannedWait {
     pub source: WaitSource,
     /// The delay before the local floor: the server's, or the fallback; for an origin block,
     /// from `from` to the block's end.
+    #[serde(rename = "delay_s", serialize_with = "secs")]
     pub delay: Duration,
     /// From `from` to the earliest start the rules allow: `max(min_wait, delay)` for the
     /// action's own delay, the time to the block's end for an origin block.
+    #[serde(rename = "wait_s", serialize_with = "secs")]
     pub wait: Duration,
     /// What jitter added after the earliest start (rule 16); never a reason to stop.
+    #[serde(rename = "jitter_s", serialize_with = "secs")]
     pub jitter: Duration,
-    /// When the wait began (the response's receipt; 0 before the first attempt).
+    /// When the wait began (the response's receipt; 0 before the first attempt). The event
+    /// that records a wait carries this as its own time, so it is not serialized twice.
+    #[serde(skip)]
     pub from: Duration,
     /// The planned start of the next attempt: `from + wait + jitter`, saturating. The timer is
     /// due then.
+    #[serde(rename = "until_s", serialize_with = "secs")]
     pub until: Duration,
 }
 
@@ -183,63 +225,103 @@ impl PlannedWait {
     }
 }
 
+/// How a response's `Retry-After` read at its receipt: the header (its raw text and kind) and
+/// the server's delay, when it gave a usable one (seconds, or a date with clock evidence).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RetryAfterReading {
+    /// The header as read.
+    #[serde(flatten)]
+    pub header: RetryAfter,
+    /// The server's delay, when it gave a usable one.
+    #[serde(rename = "delay_s", serialize_with = "secs_or_null")]
+    pub delay: Option<Duration>,
+}
+
 /// The last HTTP response the action received.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LastResponse {
     /// Its attempt.
     pub attempt: u32,
     /// Its status.
     pub status: u16,
     /// When it was received.
+    #[serde(rename = "at_s", serialize_with = "secs")]
     pub at: Duration,
     /// Its `Retry-After`, as interpreted at the receipt.
-    pub retry_after: RetryAfter,
-    /// The server's delay, when it gave a usable one.
-    pub delay: Option<Duration>,
+    pub retry_after: RetryAfterReading,
+    /// Its `RateLimit` field, as read at the receipt, when the policy reads it and it was sent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratelimit: Option<RateLimit>,
 }
 
-/// What happened, in order. Every decision records the budget left at that moment.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What happened, in order. Every decision records the budget left at that moment. Serialized
+/// as an object whose `event` names the variant, with times in seconds (`at_s`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// An attempt started.
     Start {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
+        #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
     },
-    /// A response was received, with how its `Retry-After` read and the server's delay, when
-    /// it gave a usable one.
+    /// A response was received, with how its `Retry-After` read (and its `RateLimit` field,
+    /// when the policy reads it and it was sent).
     Receipt {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
         status: u16,
-        retry_after: RetryAfter,
-        delay: Option<Duration>,
+        retry_after: RetryAfterReading,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ratelimit: Option<RateLimit>,
     },
     /// An attempt failed without a response.
     Failure {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         attempt: u32,
         error: TransportError,
     },
     /// A wait began.
     Wait {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
+        #[serde(flatten)]
         plan: PlannedWait,
+        #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
     },
     /// A timer fired; `due` is when it was meant to.
-    Timer { at: Duration, due: Duration },
+    Timer {
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+        #[serde(rename = "due_s", serialize_with = "secs")]
+        due: Duration,
+    },
     /// A block on the origin arrived (one that another action learned): no request to the site
     /// may start before `until`.
-    Blocked { at: Duration, until: Duration },
+    Blocked {
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+        #[serde(rename = "until_s", serialize_with = "secs")]
+        until: Duration,
+    },
     /// The screen stopped owning the action.
-    Left { at: Duration },
-    /// The action ended.
+    Left {
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+    },
+    /// The action ended, and why.
     Stop {
+        #[serde(rename = "at_s", serialize_with = "secs")]
         at: Duration,
         outcome: Outcome,
+        #[serde(rename = "remaining_s", serialize_with = "secs")]
         remaining: Duration,
+        cause: StopCause,
     },
 }
 
@@ -259,28 +341,100 @@ impl Event {
     }
 }
 
-/// Why the action stopped, with what the visible text needs to explain it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why the action stopped, with what any view needs to explain it without knowing a rule
+/// (`docs/rules.md`, "Why an action stopped"): the stop event and the report carry it.
+/// Serialized as an object whose `kind` names the variant.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum StopCause {
     /// A 2xx arrived.
     Success,
     /// A status the policy does not retry.
-    NotRetryable,
-    /// The last attempt was rate limited too.
-    AttemptsExhausted,
-    /// At the response, the planned wait plus a full cap did not fit.
-    NoRoom(PlannedWait),
-    /// The timer fired too late to reserve a full cap before the deadline.
-    LateWake { plan: PlannedWait, woke: Duration },
-    /// At `at`, the origin was blocked until `until`, and an attempt starting then could not
-    /// run its full cap inside the budget (rules 14, 15, 17).
-    OriginBlocked { at: Duration, until: Duration },
-    /// A date arrived without a trusted clock.
-    ClockUntrusted,
-    /// The request failed.
-    Transport(TransportError),
+    NotRetryable {
+        /// The status.
+        status: u16,
+    },
+    /// The last allowed attempt was answered with a retryable status too.
+    AttemptsExhausted {
+        /// The policy's limit, which this action reached.
+        max_attempts: u32,
+    },
+    /// After a response, the wait the rules give (never shortened) and a full cap after it did
+    /// not fit in the budget (rules 10, 15, 16): `plan.until` is the next start it would have
+    /// given. Nothing was waited.
+    RefusedWait {
+        /// The wait that was refused.
+        #[serde(flatten)]
+        plan: PlannedWait,
+        /// Its start's cap against the deadline.
+        #[serde(flatten)]
+        gate: Gate,
+    },
+    /// The timer fired too late to reserve a full cap before the deadline (rule 11):
+    /// `plan.until` is when it was due, `woke` when it fired.
+    LateWake {
+        /// The wait whose timer fired late.
+        #[serde(flatten)]
+        plan: PlannedWait,
+        /// When the timer fired.
+        #[serde(rename = "woke_s", serialize_with = "secs")]
+        woke: Duration,
+        /// A start at `woke`, against the deadline.
+        #[serde(flatten)]
+        gate: Gate,
+    },
+    /// At `at`, the limit this action shares was blocked until `until`, and an attempt starting
+    /// then could not run its full cap inside the budget (rules 14, 15, 17).
+    OriginBlocked {
+        /// When the action learned of it (or planned with it).
+        #[serde(rename = "at_s", serialize_with = "secs")]
+        at: Duration,
+        /// The block's end.
+        #[serde(rename = "until_s", serialize_with = "secs")]
+        until: Duration,
+        /// A start at `until`, against the deadline.
+        #[serde(flatten)]
+        gate: Gate,
+    },
+    /// `Retry-After` was a date, and no trusted clock could turn it into a wait (rule 7).
+    ClockUntrusted {
+        /// What the driver had instead of a trusted clock.
+        evidence: ClockEvidence,
+    },
+    /// The request failed below HTTP, or ran past its cap.
+    #[serde(rename = "transport_error")]
+    Transport {
+        /// What failed.
+        error: TransportError,
+    },
     /// The user left, during a request (`in_flight`) or a wait.
-    Left { in_flight: bool },
+    #[serde(rename = "user_left")]
+    Left {
+        /// Whether a request was in flight (its result will never be shown).
+        in_flight: bool,
+    },
+}
+
+/// A start against the budget: where a full per-attempt cap from it would end, and the
+/// deadline it had to end by (`cap_end > deadline` is why it was refused).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Gate {
+    /// The start plus a full per-attempt cap.
+    #[serde(rename = "cap_end_s", serialize_with = "secs")]
+    pub cap_end: Duration,
+    /// The end of the budget.
+    #[serde(rename = "deadline_s", serialize_with = "secs")]
+    pub deadline: Duration,
+}
+
+/// The clock evidence an action had when a date arrived that it could not trust.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockEvidence {
+    /// No readable `Date` header; the local clock, which the policy does not trust.
+    UntrustedLocal,
+    /// No clock at all (a scenario without `wall_clock_at_start`).
+    None,
 }
 
 impl StopCause {
@@ -288,13 +442,13 @@ impl StopCause {
     pub const fn outcome(&self) -> Outcome {
         match self {
             StopCause::Success => Outcome::Success,
-            StopCause::NotRetryable => Outcome::NotRetryable,
-            StopCause::AttemptsExhausted => Outcome::AttemptsExhausted,
-            StopCause::NoRoom(_) | StopCause::LateWake { .. } | StopCause::OriginBlocked { .. } => {
-                Outcome::BudgetExhausted
-            }
-            StopCause::ClockUntrusted => Outcome::ClockUntrusted,
-            StopCause::Transport(_) => Outcome::TransportError,
+            StopCause::NotRetryable { .. } => Outcome::NotRetryable,
+            StopCause::AttemptsExhausted { .. } => Outcome::AttemptsExhausted,
+            StopCause::RefusedWait { .. }
+            | StopCause::LateWake { .. }
+            | StopCause::OriginBlocked { .. } => Outcome::BudgetExhausted,
+            StopCause::ClockUntrusted { .. } => Outcome::ClockUntrusted,
+            StopCause::Transport { .. } => Outcome::TransportError,
             StopCause::Left { .. } => Outcome::UserLeft,
         }
     }
@@ -310,6 +464,28 @@ enum Phase {
     /// A wait, and the jitter draw it was planned with (a moved start reuses it, rule 17).
     Waiting(PlannedWait, f64),
     Stopped,
+}
+
+/// What the blocks an action shares cover, for the words the user is told: a whole site (the
+/// default: blocks are shared per origin) or one rate limit the app named (a scope narrower
+/// than an origin: a route, a resource, a key).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlockScope {
+    /// Every request to the request URL's origin.
+    #[default]
+    Site,
+    /// Every request under a rate limit the app named.
+    Named,
+}
+
+impl BlockScope {
+    /// "to this site", "under this rate limit".
+    pub const fn covers(self) -> &'static str {
+        match self {
+            BlockScope::Site => "to this site",
+            BlockScope::Named => "under this rate limit",
+        }
+    }
 }
 
 /// The wait that the action's own response asks for (rules 8-9), before the origin is
@@ -341,6 +517,8 @@ pub struct Action {
     announced: Option<Duration>,
     /// Whether `events` is kept: off for simulations of many actions whose trace nobody reads.
     traced: bool,
+    /// What its blocks cover, for the visible text.
+    scope: BlockScope,
 }
 
 impl Action {
@@ -368,6 +546,19 @@ impl Action {
         Action::begin(policy, blocked_until, draw, true)
     }
 
+    /// [`Action::start_on_origin`] for an action whose blocks are shared under `scope`: the
+    /// decisions are the same; the visible text says what a block covers.
+    pub fn start_in_scope(
+        policy: Policy,
+        scope: BlockScope,
+        blocked_until: &[Duration],
+        draw: f64,
+    ) -> Result<(Action, Decision), PolicyError> {
+        let (mut action, first) = Action::begin(policy, blocked_until, draw, true)?;
+        action.scope = scope;
+        Ok((action, first))
+    }
+
     /// [`Action::start_on_origin`] without a trace: every decision, figure and visible line is
     /// the same, but no event is kept ([`Action::events`] stays empty). For simulations of
     /// many actions at once, where nobody reads a trace and keeping one costs most of the run.
@@ -379,6 +570,15 @@ impl Action {
         Action::begin(policy, blocked_until, draw, false)
     }
 
+    /// An action whose screen let go before it began (its signal was already aborted): it sent
+    /// nothing and waited for nothing, and its report says so: `user_left` at 0, no attempt.
+    pub fn abandoned(policy: Policy) -> Action {
+        let mut action = Action::idle(policy, true);
+        action.record(Event::Left { at: Duration::ZERO });
+        action.finish(StopCause::Left { in_flight: false });
+        action
+    }
+
     fn begin(
         policy: Policy,
         blocked_until: &[Duration],
@@ -386,7 +586,21 @@ impl Action {
         traced: bool,
     ) -> Result<(Action, Decision), PolicyError> {
         policy.validate()?;
-        let mut action = Action {
+        let mut action = Action::idle(policy, traced);
+        for until in blocked_until {
+            action.learn_block(Duration::ZERO, *until);
+        }
+        let first = if action.block.is_zero() {
+            action.start_attempt(Duration::ZERO)
+        } else {
+            action.begin_wait(0, None, draw)
+        };
+        Ok((action, first))
+    }
+
+    /// An action at elapsed zero that has done nothing yet (and is not running).
+    fn idle(policy: Policy, traced: bool) -> Action {
+        Action {
             policy,
             phase: Phase::Stopped,
             now: Duration::ZERO,
@@ -399,16 +613,8 @@ impl Action {
             block: Duration::ZERO,
             announced: None,
             traced,
-        };
-        for until in blocked_until {
-            action.learn_block(Duration::ZERO, *until);
+            scope: BlockScope::Site,
         }
-        let first = if action.block.is_zero() {
-            action.start_attempt(Duration::ZERO)
-        } else {
-            action.begin_wait(0, None, draw)
-        };
-        Ok((action, first))
     }
 
     /// A response to the attempt in flight was received at elapsed `now`. A response that is
@@ -446,49 +652,27 @@ impl Action {
             .request_time
             .saturating_add(now.saturating_sub(started));
         let status = response.status;
-
-        let mut retry_after = RetryAfter::parse(response.retry_after);
-        // The order of these checks is the retry policy.
-        let cause = if (200..300).contains(&status) {
-            Some(StopCause::Success)
-        } else if !self.policy.retries(status) {
-            Some(StopCause::NotRetryable)
-        } else if attempt >= self.policy.max_attempts {
-            Some(StopCause::AttemptsExhausted)
-        } else {
-            None
-        };
-        // Even when the action stops here, record how the server's timing reads.
-        let server = self.server_delay(&mut retry_after, response.clock);
-        let delay = match server {
-            ServerDelay::Usable(_, delay) => Some(delay),
-            ServerDelay::Untrusted | ServerDelay::Fallback(_) => None,
-        };
-        self.record(Event::Receipt {
-            at: now,
-            attempt,
-            status,
-            retry_after: retry_after.clone(),
-            delay,
-        });
-        self.last_response = Some(LastResponse {
-            attempt,
-            status,
-            at: now,
-            retry_after,
-            delay,
-        });
-        // Rule 13: a valid server delay blocks the origin, for this action and the others.
-        self.announced = delay.map(|d| now.saturating_add(d));
-        if let Some(until) = self.announced {
+        let timing = Timing::read(&self.policy, &response);
+        let cause = self.stops_at(status, attempt);
+        // Rules 13, 19, 20: what the others sharing this limit must wait for, announced even
+        // when this action stops here. Only a retryable status's delay binds this action too.
+        let last = attempt >= self.policy.max_attempts;
+        self.announced = timing
+            .announces(&self.policy, status, last)
+            .map(|d| now.saturating_add(d));
+        if let (Some(until), true) = (self.announced, self.policy.retries(status)) {
             self.block = self.block.max(until);
         }
+        let next = timing.next;
+        self.record_receipt(now, attempt, status, timing);
         if let Some(cause) = cause {
             return self.finish(cause);
         }
-        let (source, delay) = match server {
+        let (source, delay) = match next {
             ServerDelay::Usable(source, delay) => (source, delay),
-            ServerDelay::Untrusted => return self.finish(StopCause::ClockUntrusted),
+            ServerDelay::Untrusted(evidence) => {
+                return self.finish(StopCause::ClockUntrusted { evidence })
+            }
             ServerDelay::Fallback(source) => (source, self.policy.fallback_wait(attempt)),
         };
         let own = OwnWait {
@@ -497,6 +681,42 @@ impl Action {
             wait: delay.max(self.policy.min_wait),
         };
         self.begin_wait(attempt, Some(own), draw)
+    }
+
+    /// Rules 4 and 5, in the order that is the retry policy: a success, a status that is not
+    /// retried, the last allowed attempt; `None` when the action may wait and retry.
+    fn stops_at(&self, status: u16, attempt: u32) -> Option<StopCause> {
+        if (200..300).contains(&status) {
+            Some(StopCause::Success)
+        } else if !self.policy.retries(status) {
+            Some(StopCause::NotRetryable { status })
+        } else if attempt >= self.policy.max_attempts {
+            Some(StopCause::AttemptsExhausted {
+                max_attempts: self.policy.max_attempts,
+            })
+        } else {
+            None
+        }
+    }
+
+    /// Records a receipt: its event (when the action keeps a trace), and the last response.
+    fn record_receipt(&mut self, at: Duration, attempt: u32, status: u16, timing: Timing) {
+        if self.traced {
+            self.events.push(Event::Receipt {
+                at,
+                attempt,
+                status,
+                retry_after: timing.retry_after.clone(),
+                ratelimit: timing.ratelimit.clone(),
+            });
+        }
+        self.last_response = Some(LastResponse {
+            attempt,
+            status,
+            at,
+            retry_after: timing.retry_after,
+            ratelimit: timing.ratelimit,
+        });
     }
 
     /// A block on the origin arrived at elapsed `now`: another action learned that the service
@@ -556,7 +776,7 @@ impl Action {
             attempt,
             error: error.clone(),
         });
-        self.finish(StopCause::Transport(error))
+        self.finish(StopCause::Transport { error })
     }
 
     /// A timer fired at elapsed `now`. During a wait: a timer that fired early keeps waiting for
@@ -576,7 +796,12 @@ impl Action {
                 }
                 self.wait_time = self.wait_time.saturating_add(now.saturating_sub(plan.from));
                 if !self.fits(now) {
-                    return self.finish(StopCause::LateWake { plan, woke: now });
+                    let gate = self.gate(now);
+                    return self.finish(StopCause::LateWake {
+                        plan,
+                        woke: now,
+                        gate,
+                    });
                 }
                 self.start_attempt(now)
             }
@@ -635,6 +860,11 @@ impl Action {
             Phase::Waiting(plan, _) => Some(plan.until),
             Phase::Stopped => None,
         }
+    }
+
+    /// What this action's blocks cover.
+    pub fn scope(&self) -> BlockScope {
+        self.scope
     }
 
     /// The policy this action runs under.
@@ -709,6 +939,14 @@ impl Action {
     /// The budget left at elapsed `at`.
     pub fn remaining(&self, at: Duration) -> Duration {
         self.policy.budget.saturating_sub(at)
+    }
+
+    /// An attempt starting at `start` against the budget.
+    fn gate(&self, start: Duration) -> Gate {
+        Gate {
+            cap_end: start.saturating_add(self.policy.attempt_cap),
+            deadline: self.policy.budget,
+        }
     }
 
     /// Whether an attempt starting at `start` could run its full cap inside the budget.
@@ -791,8 +1029,12 @@ impl Action {
                 WaitSource::OriginBlock => StopCause::OriginBlocked {
                     at: from,
                     until: self.block,
+                    gate: self.gate(self.block),
                 },
-                _ => StopCause::NoRoom(plan),
+                _ => StopCause::RefusedWait {
+                    plan,
+                    gate: self.gate(earliest),
+                },
             });
         }
         plan.jitter = self.policy.jitter_for(draw, earliest);
@@ -811,6 +1053,7 @@ impl Action {
             return self.finish(StopCause::OriginBlocked {
                 at: self.now,
                 until,
+                gate: self.gate(until),
             });
         }
         let jitter = self.policy.jitter_for(draw, until);
@@ -841,63 +1084,18 @@ impl Action {
     fn finish(&mut self, cause: StopCause) -> Decision {
         let at = self.now;
         let outcome = cause.outcome();
-        self.record(Event::Stop {
-            at,
-            outcome,
-            remaining: self.remaining(at),
-        });
+        if self.traced {
+            self.record(Event::Stop {
+                at,
+                outcome,
+                remaining: self.remaining(at),
+                cause: cause.clone(),
+            });
+        }
         self.phase = Phase::Stopped;
         self.stop = Some((at, cause));
         Decision::Stop(outcome)
     }
-
-    /// Reads the server's timing from `retry_after`. A date that names no instant once it is
-    /// resolved against the receipt (an RFC 850 February 29 in a common year) becomes invalid.
-    fn server_delay(&self, retry_after: &mut RetryAfter, clock: ReceiptClock) -> ServerDelay {
-        match retry_after {
-            RetryAfter::Missing => ServerDelay::Fallback(WaitSource::FallbackMissing),
-            RetryAfter::Invalid { .. } => ServerDelay::Fallback(WaitSource::FallbackInvalid),
-            RetryAfter::Seconds { secs, .. } => {
-                ServerDelay::Usable(WaitSource::ServerSeconds, Duration::from_secs(*secs))
-            }
-            RetryAfter::Date { date, raw } => {
-                let receipt = match clock {
-                    ReceiptClock::Server(at) => at,
-                    ReceiptClock::Local(at) if self.policy.trust_local_clock => at,
-                    ReceiptClock::Local(_) | ReceiptClock::Absent => {
-                        return ServerDelay::Untrusted;
-                    }
-                };
-                match date.resolve(receipt) {
-                    Some(when) => {
-                        // A past date clamps to zero; the local floor applies after. Every year
-                        // an HTTP-date can write is exact; should arithmetic ever saturate, the
-                        // date is later than any budget: saturate the delay, as for huge
-                        // delay-seconds, rather than report a clamped one.
-                        let delay = if when.is_saturated() && when > receipt {
-                            Duration::MAX
-                        } else {
-                            when.saturating_duration_since(receipt)
-                        };
-                        ServerDelay::Usable(WaitSource::ServerDate, delay)
-                    }
-                    None => {
-                        *retry_after = RetryAfter::Invalid {
-                            raw: core::mem::take(raw),
-                        };
-                        ServerDelay::Fallback(WaitSource::FallbackInvalid)
-                    }
-                }
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-enum ServerDelay {
-    Usable(WaitSource, Duration),
-    Untrusted,
-    Fallback(WaitSource),
 }
 
 #[cfg(test)]
@@ -912,6 +1110,7 @@ mod tests {
         Response {
             status: 429,
             retry_after,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         }
     }
@@ -954,7 +1153,12 @@ mod tests {
         );
         assert_eq!(
             action.stopped(),
-            Some((s(4), &StopCause::Transport(TransportError::TimedOut)))
+            Some((
+                s(4),
+                &StopCause::Transport {
+                    error: TransportError::TimedOut
+                }
+            ))
         );
         assert_eq!(action.request_time(), s(4));
         assert_eq!(action.next_wakeup(), None);
@@ -966,6 +1170,7 @@ mod tests {
         let late = Response {
             status: 200,
             retry_after: None,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         };
         // The cap timer should have fired at 4 s; it fired late and the body came first.
@@ -988,6 +1193,7 @@ mod tests {
         let late = Response {
             status: 200,
             retry_after: None,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         };
         assert_eq!(
@@ -1032,6 +1238,7 @@ mod tests {
             let response = Response {
                 status: 429,
                 retry_after: Some(date),
+                ratelimit: None,
                 clock,
             };
             assert_eq!(
@@ -1048,6 +1255,7 @@ mod tests {
         let response = Response {
             status: 429,
             retry_after: Some("Mon, 01 Jan 2024 11:00:00 GMT"),
+            ratelimit: None,
             clock: ReceiptClock::Server(UtcTime::from_unix_secs(1_704_110_402)),
         };
         assert_eq!(
@@ -1067,7 +1275,7 @@ mod tests {
         let decision = action.on_response(s(2), rate_limited(Some("99999999999999999999")));
         assert_eq!(decision, Decision::Stop(Outcome::BudgetExhausted));
         let last = action.last_response().expect("recorded");
-        assert_eq!(last.delay, Some(Duration::from_secs(u64::MAX)));
+        assert_eq!(last.retry_after.delay, Some(Duration::from_secs(u64::MAX)));
         assert_eq!(action.wait_time(), Duration::ZERO);
     }
 
@@ -1184,6 +1392,93 @@ mod tests {
         assert_eq!(traced.attempt_starts(), lean.attempt_starts());
         assert!(traced.events().len() > 5);
         assert!(lean.events().is_empty());
+    }
+
+    #[test]
+    fn what_a_response_announces_to_the_others_sharing_its_limit() {
+        let policy = Policy::new().with_ratelimit_fields(true);
+        let spent = |t: u64| format!("\"default\";r=0;t={t}");
+        let (five, zero, nine) = (spent(5), spent(0), spent(9));
+        /// (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
+        type Case<'a> = (u16, Option<&'a str>, Option<&'a str>, u32, Option<u64>);
+        let cases: [Case; 10] = [
+            // Rule 13: a retryable status's valid delay, on the last attempt too.
+            (429, Some("3"), None, 3, Some(3)),
+            (429, Some("3"), None, 1, Some(3)),
+            // Any other status announces nothing by Retry-After.
+            (200, Some("5"), None, 3, None),
+            (503, Some("5"), None, 3, None),
+            // Rule 19: the field stands in for a missing Retry-After, t = 0 included.
+            (429, None, Some(&five), 3, Some(5)),
+            (429, None, Some(&zero), 3, Some(0)),
+            // A valid Retry-After takes precedence; the field is only reported.
+            (429, Some("2"), Some(&nine), 3, Some(2)),
+            // Rule 20: a spent quota on any other response blocks the others for T > 0.
+            (200, None, Some(&five), 3, Some(5)),
+            (429, None, Some(&five), 1, Some(5)),
+            (200, Some("1"), Some(&zero), 3, None),
+        ];
+        for (status, retry_after, ratelimit, max, want) in cases {
+            let (mut action, _) =
+                Action::start(policy.with_max_attempts(max)).expect("valid policy");
+            let response = Response {
+                ratelimit,
+                ..Response::new(status, retry_after, ReceiptClock::Absent)
+            };
+            action.on_response(s(2), response);
+            assert_eq!(
+                action.announced_block(),
+                want.map(|d| s(2 + d)),
+                "{status} {retry_after:?} {ratelimit:?} of {max}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_field_is_read_only_when_the_policy_says_so() {
+        let response = Response {
+            ratelimit: Some("\"default\";r=0;t=5"),
+            ..Response::new(200, None, ReceiptClock::Absent)
+        };
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        action.on_response(s(2), response);
+        assert_eq!(action.announced_block(), None);
+        assert_eq!(
+            action.last_response().and_then(|l| l.ratelimit.clone()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_named_scope_says_what_its_block_covers() {
+        let (action, _) = Action::start_in_scope(Policy::new(), BlockScope::Named, &[s(4)], 0.0)
+            .expect("valid policy");
+        assert_eq!(
+            action.visible(),
+            ["Waiting 4 s before attempt 1 of 3: the service asked every request under this rate limit to wait. 16 s of the budget left."]
+        );
+    }
+
+    #[test]
+    fn an_action_abandoned_before_it_began_sent_nothing() {
+        let action = Action::abandoned(Policy::new());
+        assert_eq!(action.attempts(), 0);
+        assert_eq!(action.elapsed(), Duration::ZERO);
+        assert_eq!(
+            action.stopped(),
+            Some((Duration::ZERO, &StopCause::Left { in_flight: false }))
+        );
+        assert_eq!(
+            action.visible(),
+            [
+                "Stopped: you left this screen.",
+                "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
+                "No request was sent."
+            ]
+        );
+        let report = action.into_report();
+        assert_eq!(report.outcome, Some(Outcome::UserLeft));
+        assert_eq!(report.events.len(), 2);
     }
 
     #[test]

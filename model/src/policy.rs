@@ -1,6 +1,13 @@
-//! The finite policy one user action runs under.
+//! The finite policy one user action runs under, and the one place that decides what a policy
+//! given field by field (a scenario file's `policy`, the JavaScript `policy` option) may hold.
 
+use core::fmt;
 use core::time::Duration;
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::report::secs;
 
 /// The rules that bound one user action: how long it may take, how many requests it may send,
 /// and how long it waits between them. A plain `Copy` value; build it with the `with_*` setters
@@ -9,32 +16,49 @@ use core::time::Duration;
 /// The defaults are the source document's: a 20-second budget, 3 attempts, a 4-second cap
 /// reserved before every start, a 1-second floor on waits, fallback waits of 2 s then 4 s, and
 /// only 429 retried.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Policy {
     /// Total elapsed time, counted from the action's start: the first attempt's start, or,
     /// when the origin is blocked at the press, the press (the wait for the origin counts).
+    #[serde(rename = "budget_s", serialize_with = "secs")]
     pub budget: Duration,
     /// Attempts in all, the first included.
     pub max_attempts: u32,
     /// The longest one attempt may run. The whole cap must fit in what is left of the budget
     /// before an attempt starts, so an attempt can never run past the deadline.
+    #[serde(rename = "attempt_cap_s", serialize_with = "secs")]
     pub attempt_cap: Duration,
     /// The local floor on every wait, whatever the server asked for.
+    #[serde(rename = "min_wait_s", serialize_with = "secs")]
     pub min_wait: Duration,
     /// The wait after attempt n when `Retry-After` is missing or invalid is
     /// `fallback_base * 2^(n-1)`.
+    #[serde(rename = "fallback_base_s", serialize_with = "secs")]
     pub fallback_base: Duration,
     /// The statuses that may be retried.
+    #[serde(rename = "retry_statuses")]
     pub retry_statuses: StatusSet,
     /// Whether the local wall clock may stand in for a response that carries no readable
     /// `Date` header when `Retry-After` is an HTTP-date. Off by default: a wrong local clock
-    /// would silently shorten or stretch the server's delay.
+    /// would silently shorten or stretch the server's delay. An input only: reports leave it out.
+    #[serde(skip)]
     pub trust_local_clock: bool,
     /// The most that a start may be spread *after* the earliest time the rules allow, so that
     /// clients told the same time do not all retry at once. A wait adds `draw * jitter` (a
     /// draw in [0, 1)), clamped so that the start still fits its cap: jitter never makes a
-    /// start earlier and never causes a stop. Zero (the default) spreads nothing.
+    /// start earlier and never causes a stop. Zero (the default) spreads nothing. Reports carry
+    /// it only when it is set, so that a policy without jitter reads as it always has.
+    #[serde(
+        rename = "jitter_s",
+        serialize_with = "secs",
+        skip_serializing_if = "Duration::is_zero"
+    )]
     pub jitter: Duration,
+    /// Whether the `RateLimit` response field is read (rules 19 and 20). Off by default, so
+    /// that a service's quota fields change nothing until an app opts in. Reports carry it
+    /// only when it is on.
+    #[serde(skip_serializing_if = "core::ops::Not::not")]
+    pub ratelimit_fields: bool,
 }
 
 impl Default for Policy {
@@ -48,6 +72,7 @@ impl Default for Policy {
             retry_statuses: StatusSet::EMPTY.with(429),
             trust_local_clock: false,
             jitter: Duration::ZERO,
+            ratelimit_fields: false,
         }
     }
 }
@@ -100,7 +125,6 @@ impl core::fmt::Display for PolicyError {
     }
 }
 
-#[cfg(feature = "std")]
 impl std::error::Error for PolicyError {}
 
 impl Policy {
@@ -158,6 +182,13 @@ impl Policy {
         self
     }
 
+    /// Reads the `RateLimit` response field (rules 19 and 20), or not.
+    #[must_use]
+    pub const fn with_ratelimit_fields(mut self, read: bool) -> Self {
+        self.ratelimit_fields = read;
+        self
+    }
+
     /// Sets the most that a start may be spread after the earliest time the rules allow.
     #[must_use]
     pub const fn with_jitter(mut self, jitter: Duration) -> Self {
@@ -209,10 +240,8 @@ impl Policy {
 }
 
 /// `d * draw`, with `draw` clamped into [0, 1] (NaN reads as 0), rounded to the nanosecond
-/// and never more than `d`; a `d` past 2^64 ns (584 years) counts as 584 years. In 64-bit
-/// arithmetic, which the page pays far less for than 128-bit; for any shorter `d` the result
-/// is the same as on its exact nanoseconds. Float to integer `as` casts saturate, so nothing
-/// here can panic.
+/// and never more than `d`; a `d` past 2^64 ns (584 years) counts as 584 years, which no budget
+/// reaches. Float to integer `as` casts saturate, so nothing here can panic.
 fn scale(d: Duration, draw: f64) -> Duration {
     let draw = if draw.is_nan() {
         0.0
@@ -223,13 +252,20 @@ fn scale(d: Duration, draw: f64) -> Duration {
         .as_secs()
         .saturating_mul(1_000_000_000)
         .saturating_add(u64::from(d.subsec_nanos()));
-    let nanos = crate::float::round(total as f64 * draw) as u64;
+    let nanos = (total as f64 * draw).round() as u64;
     Duration::from_nanos(nanos.min(total))
 }
 
 /// A set of HTTP statuses (100-599), as a fixed bitset so that [`Policy`] stays `Copy`.
+/// Serialized as the list of its statuses in ascending order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StatusSet([u64; 8]);
+
+impl Serialize for StatusSet {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
 
 impl StatusSet {
     /// No status at all: nothing is retried.
@@ -267,6 +303,257 @@ impl StatusSet {
     pub fn iter(&self) -> impl Iterator<Item = u16> + '_ {
         (100u16..=599).filter(|s| self.contains(*s))
     }
+}
+
+/// A policy as a reader found it, field by field, before anything is checked: a scenario
+/// file's `policy` (read with serde) and the JavaScript `policy` option (read by the browser
+/// module) both fill one, so what a valid policy is is decided once, by
+/// [`PolicyInput::build`]. Absent (or `null`) fields take the defaults.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyInput {
+    /// `budget_s`: seconds.
+    pub budget_s: Option<Number>,
+    /// `max_attempts`: a whole number, at least 1.
+    pub max_attempts: Option<Whole>,
+    /// `attempt_cap_s`: seconds, more than zero and at most the budget.
+    pub attempt_cap_s: Option<Number>,
+    /// `min_wait_s`: seconds.
+    pub min_wait_s: Option<Number>,
+    /// `fallback_base_s`: seconds.
+    pub fallback_base_s: Option<Number>,
+    /// `retry_statuses`: statuses within 100-599, none of them a 2xx.
+    pub retry_statuses: Option<Vec<Whole>>,
+    /// `trust_local_clock`.
+    pub trust_local_clock: Option<bool>,
+    /// `jitter_s`: seconds.
+    pub jitter_s: Option<Number>,
+    /// `ratelimit_fields`.
+    pub ratelimit_fields: Option<bool>,
+}
+
+/// A field of a [`PolicyInput`] (or of a scenario) that cannot be used: its name as the input
+/// spells it (`budget_s`, `retry_statuses[1]`) and what is wrong with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    /// The field, as a path relative to the object it was read from.
+    pub field: String,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+/// What is wrong with a field. A number it names is kept as a number, so that each reader
+/// writes it as its input would (the browser module as JavaScript prints numbers, which also
+/// keeps Rust's float formatting out of what a page downloads).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// A number too large for any float (`1e999`): JSON's grammar allows it, a time cannot be it.
+    NotFinite,
+    /// A negative time or count.
+    Negative(f64),
+    /// A count or status that is not a whole number.
+    NotWhole(f64),
+    /// A whole number that is not an HTTP status.
+    NotStatus(u64),
+    /// A jitter draw outside [0, 1).
+    OutsideUnit(f64),
+    /// Anything else, in words.
+    Said(String),
+}
+
+impl FieldError {
+    /// An error about `field`, in words.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError::of(field, Problem::Said(message.into()))
+    }
+
+    /// An error about `field`.
+    pub fn of(field: impl Into<String>, problem: Problem) -> FieldError {
+        FieldError {
+            field: field.into(),
+            problem,
+        }
+    }
+
+    /// What is wrong, in words, with each number written by `number`.
+    pub fn message_with(&self, number: impl Fn(f64) -> String) -> String {
+        match &self.problem {
+            Problem::NotFinite => {
+                "the number is not finite (too large for any time or count)".into()
+            }
+            Problem::Negative(x) => format!("{} is negative", number(*x)),
+            Problem::NotWhole(x) => format!("{} is not a whole number", number(*x)),
+            Problem::NotStatus(n) => format!("{n} is not an HTTP status (100-599)"),
+            Problem::OutsideUnit(x) => format!("{} is outside [0, 1)", number(*x)),
+            Problem::Said(words) => words.clone(),
+        }
+    }
+
+    /// What is wrong, in words, numbers as Rust writes them.
+    pub fn message(&self) -> String {
+        self.message_with(|x| x.to_string())
+    }
+}
+
+impl PolicyInput {
+    /// The names of the fields, in the order the rulebook lists them.
+    pub const FIELDS: &'static [&'static str] = &[
+        "budget_s",
+        "max_attempts",
+        "attempt_cap_s",
+        "min_wait_s",
+        "fallback_base_s",
+        "retry_statuses",
+        "trust_local_clock",
+        "jitter_s",
+        "ratelimit_fields",
+    ];
+
+    /// The policy these fields describe, on the source document's defaults; or the first field
+    /// that cannot be used. Times must be finite and not negative (a huge one saturates); counts
+    /// and statuses must be whole numbers; then the policy as a whole must be able to run
+    /// ([`Policy::validate`]).
+    pub fn build(&self) -> Result<Policy, FieldError> {
+        let mut policy = Policy::new();
+        let seconds = |field: &str, n: &Option<Number>, into: &mut Duration| {
+            n.map_or(Ok(()), |n| n.seconds(field).map(|d| *into = d))
+        };
+        seconds("budget_s", &self.budget_s, &mut policy.budget)?;
+        seconds(
+            "attempt_cap_s",
+            &self.attempt_cap_s,
+            &mut policy.attempt_cap,
+        )?;
+        seconds("min_wait_s", &self.min_wait_s, &mut policy.min_wait)?;
+        seconds(
+            "fallback_base_s",
+            &self.fallback_base_s,
+            &mut policy.fallback_base,
+        )?;
+        seconds("jitter_s", &self.jitter_s, &mut policy.jitter)?;
+        if let Some(Whole(n)) = self.max_attempts {
+            // More attempts than u32 holds is "unlimited" for any real budget: saturate.
+            let whole = n.whole("max_attempts")?;
+            policy.max_attempts = u32::try_from(whole).unwrap_or(u32::MAX);
+        }
+        if let Some(list) = &self.retry_statuses {
+            let mut set = StatusSet::EMPTY;
+            for (i, Whole(n)) in list.iter().enumerate() {
+                let field = format!("retry_statuses[{i}]");
+                set = set
+                    .try_with(n.status(&field)?)
+                    .map_err(|e| FieldError::new(&field, e.message()))?;
+            }
+            policy.retry_statuses = set;
+        }
+        if let Some(trust) = self.trust_local_clock {
+            policy.trust_local_clock = trust;
+        }
+        if let Some(read) = self.ratelimit_fields {
+            policy.ratelimit_fields = read;
+        }
+        policy
+            .validate()
+            .map_err(|e| FieldError::new(e.field(), e.message()))?;
+        Ok(policy)
+    }
+}
+
+/// A number as an input gave it, not yet checked: any JSON or JavaScript number, including
+/// ones that are negative, not whole or (from `1e999`) not finite. The checks say which field
+/// was at fault.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Number(pub f64);
+
+impl Number {
+    /// A time in seconds: finite and not negative; one beyond `Duration::MAX` saturates.
+    pub fn seconds(self, field: &str) -> Result<Duration, FieldError> {
+        let Number(x) = self;
+        if !x.is_finite() {
+            return Err(FieldError::of(field, Problem::NotFinite));
+        }
+        if x < 0.0 {
+            return Err(FieldError::of(field, Problem::Negative(x)));
+        }
+        Ok(Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))
+    }
+
+    /// A whole number, not negative; one beyond `u64::MAX` saturates. `2.0` is 2.
+    pub fn whole(self, field: &str) -> Result<u64, FieldError> {
+        let Number(x) = self;
+        if !x.is_finite() {
+            Err(FieldError::of(field, Problem::NotFinite))
+        } else if x < 0.0 {
+            Err(FieldError::of(field, Problem::Negative(x)))
+        } else if x.fract() != 0.0 {
+            Err(FieldError::of(field, Problem::NotWhole(x)))
+        } else {
+            // A float-to-int `as` cast saturates, which is the meaning wanted for a huge count.
+            Ok(x as u64)
+        }
+    }
+
+    /// An HTTP status, 100-599.
+    pub fn status(self, field: &str) -> Result<u16, FieldError> {
+        let whole = self.whole(field)?;
+        u16::try_from(whole)
+            .ok()
+            .filter(|s| (100..=599).contains(s))
+            .ok_or_else(|| FieldError::of(field, Problem::NotStatus(whole)))
+    }
+
+    /// A jitter draw: in [0, 1).
+    pub fn draw(self, field: &str) -> Result<f64, FieldError> {
+        let Number(x) = self;
+        if !x.is_finite() {
+            Err(FieldError::of(field, Problem::NotFinite))
+        } else if !(0.0..1.0).contains(&x) {
+            Err(FieldError::of(field, Problem::OutsideUnit(x)))
+        } else {
+            Ok(x)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Number {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserialize_number(deserializer, "a number").map(Number)
+    }
+}
+
+/// A whole number as an input gave it, not yet checked: a [`Number`] whose type errors say
+/// that a whole number was expected (`max_attempts`, a status).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Whole(pub Number);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserialize_number(deserializer, "a whole number").map(|x| Whole(Number(x)))
+    }
+}
+
+/// Any number, as an `f64`; anything else is an error that says `expecting`.
+fn deserialize_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+    expecting: &'static str,
+) -> Result<f64, D::Error> {
+    struct Any(&'static str);
+    impl Visitor<'_> for Any {
+        type Value = f64;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_f64<E: de::Error>(self, x: f64) -> Result<f64, E> {
+            Ok(x)
+        }
+        fn visit_u64<E: de::Error>(self, x: u64) -> Result<f64, E> {
+            Ok(x as f64)
+        }
+        fn visit_i64<E: de::Error>(self, x: i64) -> Result<f64, E> {
+            Ok(x as f64)
+        }
+    }
+    deserializer.deserialize_f64(Any(expecting))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! The `Retry-After` response header (RFC 9110 section 10.2.3), read strictly.
 
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+
 use crate::http_date::HttpDate;
-use crate::prelude::*;
 
 /// How a Retry-After header was read, keeping the raw text so a page can show what the server
 /// actually sent.
@@ -30,6 +31,16 @@ pub enum RetryAfter {
         /// The header value as received.
         raw: String,
     },
+}
+
+/// Serialized as `{ "raw": text or null, "kind": ... }`: what the server sent beside how it read.
+impl Serialize for RetryAfter {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("RetryAfter", 2)?;
+        out.serialize_field("raw", &self.raw())?;
+        out.serialize_field("kind", self.kind())?;
+        out.end()
+    }
 }
 
 impl RetryAfter {
@@ -66,6 +77,12 @@ impl RetryAfter {
             RetryAfter::Date { .. } => "date",
             RetryAfter::Invalid { .. } => "invalid",
         }
+    }
+
+    /// Whether this is a valid `Retry-After` (delay-seconds or an HTTP-date), which takes
+    /// precedence over the `RateLimit` field.
+    pub const fn is_valid(&self) -> bool {
+        matches!(self, RetryAfter::Seconds { .. } | RetryAfter::Date { .. })
     }
 
     /// The untrimmed text as received; None when the header was missing.

@@ -1,12 +1,21 @@
-//! Scenario files (`scenario-format.md`, section 1): strict loading with errors that name the
-//! scenario and the field. A typo must not pass silently, and nothing panics on any input.
+//! Scenario files (`docs/rules.md`, "Scenario files"): read with serde, which refuses unknown
+//! fields (a typo must not pass silently) and values of the wrong type, then checked in one
+//! pass. Every error names the scenario and the field; nothing panics on any input, and one bad
+//! scenario never hides the others in its file.
 
-use crate::prelude::*;
-use core::time::Duration;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
 
 use crate::http_date::HttpDate;
-use crate::json::{push_exact_secs, push_u64, Json, Number};
-use crate::policy::{Policy, StatusSet};
+use crate::policy::{FieldError, Number, Policy, PolicyInput, Whole};
 use crate::utc::UtcTime;
 
 /// One scripted run: a policy, what each attempt gets, and when the user leaves.
@@ -26,22 +35,22 @@ pub struct Scenario {
     pub user_leaves_at: Option<Duration>,
     /// How late the k-th wait's timer fires.
     pub timer_late_by: Vec<Duration>,
-    /// Blocks on the origin that other actions learned, as they arrive (section 4), in the
-    /// order the file lists them; the runner delivers them in time order.
+    /// Blocks that other actions learned, as they arrive (rules 13-18), in the order the file
+    /// lists them; the runner delivers them in time order.
     pub origin_blocks: Vec<OriginBlock>,
     /// The jitter draw, in [0, 1), for the k-th wait; missing entries are 0.
     pub jitter_draws: Vec<f64>,
-    /// Figures the run must reproduce: an object of output field names to JSON values.
-    pub expect: Option<Json>,
+    /// Figures the run must reproduce: output field names to JSON values.
+    pub expect: Option<Map<String, Value>>,
 }
 
-/// A block on the origin that another action learned: at elapsed `at`, the service asks every
-/// request to the site to wait until elapsed `until` (both on this action's clock).
+/// A block that another action learned: at elapsed `at`, the service asks every request under
+/// the same limit to wait until elapsed `until` (both on this action's clock).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OriginBlock {
     /// When this action hears of it.
     pub at: Duration,
-    /// No request to the origin may start before this.
+    /// No request may start before this.
     pub until: Duration,
 }
 
@@ -61,10 +70,10 @@ pub enum Reply {
     Http {
         /// 100-599.
         status: u16,
-        /// Header names and values, as written.
+        /// Header names and values, as written (ordered by name).
         headers: Vec<(String, String)>,
-        /// The body, if any.
-        body: Option<Json>,
+        /// The body, if any (`null` included, when written).
+        body: Option<Value>,
     },
     /// A failure below HTTP, named by a word such as `"network"`.
     TransportError(String),
@@ -77,19 +86,12 @@ impl ScriptedResponse {
         let Reply::Http { headers, .. } = &self.reply else {
             return None;
         };
-        let mut found: Option<String> = None;
-        for (key, value) in headers {
-            if key.eq_ignore_ascii_case(name) {
-                match &mut found {
-                    Some(joined) => {
-                        joined.push_str(", ");
-                        joined.push_str(value);
-                    }
-                    None => found = Some(value.clone()),
-                }
-            }
-        }
-        found
+        let values: Vec<&str> = headers
+            .iter()
+            .filter(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+            .collect();
+        (!values.is_empty()).then(|| values.join(", "))
     }
 }
 
@@ -106,147 +108,97 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
-    /// The error as one sentence: `scenario "s", field `f`: message` (what `Display` prints).
-    /// Built without the formatting machinery, because the browser build shows it too.
-    pub fn describe(&self) -> String {
-        let mut out = String::from("scenario \"");
-        out.push_str(&self.scenario);
-        out.push('"');
-        if !self.field.is_empty() {
-            out.push_str(", field `");
-            out.push_str(&self.field);
-            out.push('`');
+    fn new(scenario: &str, field: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            scenario: scenario.into(),
+            field: field.into(),
+            message: message.into(),
         }
-        out.push_str(": ");
-        out.push_str(&self.message);
-        out
+    }
+
+    /// The error as one sentence: `scenario "s", field `f`: message` (what `Display` prints).
+    pub fn describe(&self) -> String {
+        self.to_string()
     }
 }
 
-impl core::fmt::Display for ScenarioError {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(&self.describe())
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "scenario \"{}\"", self.scenario)?;
+        if !self.field.is_empty() {
+            write!(f, ", field `{}`", self.field)?;
+        }
+        write!(f, ": {}", self.message)
     }
 }
 
-#[cfg(feature = "std")]
 impl std::error::Error for ScenarioError {}
 
-/// Loads every scenario of a file's text. Each entry is its own result, so one bad scenario
-/// never hides the others. `source` names the input (usually the file name) in errors about
-/// the file as a whole.
-#[cfg(feature = "serde_json")]
-pub fn parse_file(
-    source: &str,
-    text: &str,
-) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| ScenarioError {
-        scenario: source.into(),
-        field: String::new(),
-        message: alloc::format!("malformed JSON: {e}"),
-    })?;
-    parse_document(source, &value)
+/// A scenario as written, before it is checked. serde refuses unknown fields and wrong types;
+/// [`ScenarioInput::check`] does the rest.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an object")]
+struct ScenarioInput {
+    name: Option<String>,
+    about: Option<String>,
+    policy: Option<Object<PolicyInput>>,
+    /// Checked by hand, to say which form of date is wanted.
+    wall_clock_at_start: Option<Value>,
+    responses: Option<Vec<Object<ResponseInput>>>,
+    user_leaves_at_s: Option<Number>,
+    timer_late_by_s: Option<Vec<Number>>,
+    origin_blocks: Option<Vec<Object<BlockInput>>>,
+    jitter_draws: Option<Vec<Number>>,
+    expect: Option<Map<String, Value>>,
 }
 
-/// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`).
-pub fn parse_document<N: Node>(
-    source: &str,
-    doc: N,
-) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
-    let file_error = |field: &str, message: String| ScenarioError {
-        scenario: source.into(),
-        field: field.into(),
-        message,
-    };
-    if doc.kind() != Kind::Object {
-        return Err(file_error(
-            "",
-            found("expected an object with `scenarios`, found ", &doc),
-        ));
-    }
-    if let Some(key) = doc.keys().into_iter().find(|k| *k != "scenarios") {
-        return Err(file_error(&key, "unknown field".into()));
-    }
-    let Some(list) = doc.member("scenarios") else {
-        return Err(file_error("scenarios", "required field is missing".into()));
-    };
-    if list.kind() != Kind::Array {
-        return Err(file_error(
-            "scenarios",
-            found("expected an array, found ", &list),
-        ));
-    }
-    let list = list.items();
-    let mut seen: Vec<String> = Vec::with_capacity(list.len());
-    let mut out = Vec::with_capacity(list.len());
-    for (i, entry) in list.iter().enumerate() {
-        let name = entry.member("name").and_then(|n| n.string());
-        let label = match &name {
-            Some(name) if !name.is_empty() => name.clone(),
-            _ => indexed("scenarios", i),
-        };
-        let mut result = Reader { label: &label }.scenario(entry);
-        if let Ok(scenario) = &result {
-            if seen.contains(&scenario.name) {
-                result = Err(ScenarioError {
-                    scenario: label,
-                    field: "name".into(),
-                    message: "another scenario in this file has the same name".into(),
-                });
+/// One of `responses`, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an object")]
+struct ResponseInput {
+    duration_s: Option<Number>,
+    status: Option<Whole>,
+    headers: Option<BTreeMap<String, String>>,
+    /// Present, even as `null`, is `Some`: a scripted `null` body is served as `null`.
+    #[serde(default, deserialize_with = "present")]
+    body: Option<Value>,
+    /// Checked by hand, to say what a transport error is.
+    transport_error: Option<Value>,
+}
+
+/// One of `origin_blocks`, as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, expecting = "an object")]
+struct BlockInput {
+    at_s: Option<Number>,
+    until_s: Option<Number>,
+}
+
+/// A JSON object read as `T`. serde's derived structs also take an array of their fields in
+/// order (`[1, 4]` for a block), which this format does not have: a mistaken shape must not load.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Members<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Members<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Object<T>, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(Object)
             }
         }
-        if let Some(name) = name {
-            seen.push(name);
-        }
-        out.push(result);
+        deserializer.deserialize_map(Members(PhantomData))
     }
-    Ok(out)
 }
 
-/// Loads one scenario object. `label` names it in errors.
-pub fn parse_scenario<N: Node>(label: &str, value: N) -> Result<Scenario, ScenarioError> {
-    Reader { label }.scenario(&value)
+/// A value that is present, `null` included.
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
-/// Loads a policy object (the scenario format's `policy`, with its defaults). `label` names the
-/// caller in errors.
-pub fn parse_policy<N: Node>(label: &str, value: N) -> Result<Policy, ScenarioError> {
-    Reader { label }.policy(&value)
-}
-
-/// Loads a list of non-negative seconds such as `timer_late_by_s`, naming it `field` in errors.
-pub fn parse_seconds_list<N: Node>(
-    label: &str,
-    field: &str,
-    value: N,
-) -> Result<Vec<Duration>, ScenarioError> {
-    Reader { label }.seconds_list(field, &value)
-}
-
-const SCENARIO_FIELDS: &[&str] = &[
-    "name",
-    "about",
-    "policy",
-    "wall_clock_at_start",
-    "responses",
-    "user_leaves_at_s",
-    "timer_late_by_s",
-    "origin_blocks",
-    "jitter_draws",
-    "expect",
-];
-const POLICY_FIELDS: &[&str] = &[
-    "budget_s",
-    "max_attempts",
-    "attempt_cap_s",
-    "min_wait_s",
-    "fallback_base_s",
-    "retry_statuses",
-    "trust_local_clock",
-    "jitter_s",
-];
-const BLOCK_FIELDS: &[&str] = &["at_s", "until_s"];
-const RESPONSE_FIELDS: &[&str] = &["duration_s", "status", "headers", "body", "transport_error"];
 /// The replay output's fields that `expect` may name, and `last_status`.
 pub const EXPECT_FIELDS: &[&str] = &[
     "outcome",
@@ -261,341 +213,158 @@ pub const EXPECT_FIELDS: &[&str] = &[
     "visible",
 ];
 
-/// The JSON types, as the loader tells them apart.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Null,
-    Bool,
-    Number,
-    String,
-    Array,
-    Object,
-    /// Something JSON cannot hold (a JavaScript function, symbol or bigint), named.
-    Other(&'static str),
+/// Loads every scenario of a file's text. Each entry is its own result, so one bad scenario
+/// never hides the others. `source` names the input (usually the file name) in errors about
+/// the file as a whole.
+pub fn parse_file(
+    source: &str,
+    text: &str,
+) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
+    let doc: Value = serde_json::from_str(text)
+        .map_err(|e| ScenarioError::new(source, "", format!("malformed JSON: {e}")))?;
+    parse_document(source, &doc)
 }
 
-impl Kind {
-    /// The type's name in messages: "a number", "an object", "null".
-    pub const fn name(self) -> &'static str {
-        match self {
-            Kind::Null => "null",
-            Kind::Bool => "a boolean",
-            Kind::Number => "a number",
-            Kind::String => "a string",
-            Kind::Array => "an array",
-            Kind::Object => "an object",
-            Kind::Other(name) => name,
+/// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`).
+pub fn parse_document(
+    source: &str,
+    doc: &Value,
+) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
+    let file_error = |field: &str, message: String| ScenarioError::new(source, field, message);
+    let Value::Object(members) = doc else {
+        let found = json_type(doc);
+        return Err(file_error(
+            "",
+            format!("expected an object with `scenarios`, found {found}"),
+        ));
+    };
+    if let Some(key) = members.keys().find(|k| *k != "scenarios") {
+        return Err(file_error(key, "unknown field".into()));
+    }
+    let list = match members.get("scenarios") {
+        None => return Err(file_error("scenarios", "required field is missing".into())),
+        Some(Value::Array(list)) => list,
+        Some(other) => {
+            let found = json_type(other);
+            return Err(file_error(
+                "scenarios",
+                format!("expected an array, found {found}"),
+            ));
         }
+    };
+    let mut seen: Vec<&str> = Vec::with_capacity(list.len());
+    let mut out = Vec::with_capacity(list.len());
+    for (i, entry) in list.iter().enumerate() {
+        let name = entry.get("name").and_then(Value::as_str);
+        let label = name
+            .filter(|n| !n.is_empty())
+            .map_or_else(|| format!("scenarios[{i}]"), String::from);
+        let mut result = parse_scenario(&label, entry);
+        if result.is_ok() && name.is_some_and(|n| seen.contains(&n)) {
+            result = Err(ScenarioError::new(
+                &label,
+                "name",
+                "another scenario in this file has the same name",
+            ));
+        }
+        seen.extend(name);
+        out.push(result);
+    }
+    Ok(out)
+}
+
+/// Loads one scenario object. `label` names it in errors.
+pub fn parse_scenario(label: &str, value: &Value) -> Result<Scenario, ScenarioError> {
+    let Object(input): Object<ScenarioInput> =
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let field = e.path().to_string();
+            let field = if field == "." { String::new() } else { field };
+            ScenarioError::new(label, &field, in_json_words(&e.inner().to_string()))
+        })?;
+    input
+        .check()
+        .map_err(|e| ScenarioError::new(label, &e.field, e.message()))
+}
+
+/// serde's words for the JSON types, in JSON's own: an "array", not a "sequence"; an
+/// "object", not a "map".
+fn in_json_words(message: &str) -> String {
+    message
+        .replace("invalid type: sequence", "invalid type: an array")
+        .replace("invalid type: map", "invalid type: an object")
+        .replace("expected a sequence", "expected an array")
+        .replace("expected a map", "expected an object")
+        .replace("invalid type: unit value", "invalid type: null")
+        .replace("expected a boolean", "expected true or false")
+}
+
+/// The JSON type of `value`, for messages: "an array", "null".
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 
-/// Read access to a JSON-like value, so that the loader's rules and messages are written once
-/// for every source: a `serde_json::Value` natively (with the `serde_json` feature), a
-/// JavaScript value in the browser module, or the model's own [`Json`]. Handles are cheap to
-/// produce: a reference, or a copy of a JavaScript handle.
-pub trait Node: Sized {
-    /// Which JSON type this is.
-    fn kind(&self) -> Kind;
-    /// An object's member; `None` when absent (in JavaScript, also when `undefined`).
-    fn member(&self, key: &str) -> Option<Self>;
-    /// An object's keys in sorted order; empty for anything else.
-    fn keys(&self) -> Vec<String>;
-    /// An array's elements; empty for anything else.
-    fn items(&self) -> Vec<Self>;
-    /// A string's text.
-    fn string(&self) -> Option<String>;
-    /// A boolean's value.
-    fn boolean(&self) -> Option<bool>;
-    /// A number's value as the nearest `f64` (infinite when it overflows).
-    fn float(&self) -> Option<f64>;
-    /// A number written as a whole number that fits in `u64`, exactly (`None` where the source
-    /// only has floats, as JavaScript does: the loader then reads the whole value from
-    /// [`Node::float`]).
-    fn whole(&self) -> Option<u64>;
-    /// A number as written, or as the source prints it.
-    fn push_number(&self, out: &mut String);
+/// `field` under `parent`: `policy.budget_s`, `responses[0].status`.
+fn under(parent: &str, field: &str) -> String {
+    if parent.is_empty() {
+        field.into()
+    } else if field.is_empty() {
+        parent.into()
+    } else if field.starts_with('[') {
+        format!("{parent}{field}")
+    } else {
+        format!("{parent}.{field}")
+    }
+}
 
-    /// The value as the model keeps it (a response's `body`, a scenario's `expect`). A value
-    /// JSON cannot hold reads as `null`.
-    fn to_json(&self) -> Json {
-        match self.kind() {
-            Kind::Null | Kind::Other(_) => Json::Null,
-            Kind::Bool => Json::Bool(self.boolean().unwrap_or_default()),
-            Kind::Number => {
-                let mut text = String::new();
-                self.push_number(&mut text);
-                Json::Number(Number::Read {
-                    value: self.float().unwrap_or(f64::NAN),
-                    text,
-                })
+/// Prefixes a field error's path with `parent`.
+fn nested(parent: &str) -> impl Fn(FieldError) -> FieldError + '_ {
+    move |e| FieldError::of(under(parent, &e.field), e.problem)
+}
+
+impl ScenarioInput {
+    /// The checks serde cannot make: required fields, ranges, the policy's consistency, each
+    /// duration within the cap, and `expect`'s field names.
+    fn check(self) -> Result<Scenario, FieldError> {
+        let name = match self.name {
+            None => return Err(required("name", "a string")),
+            Some(name) if name.is_empty() => {
+                return Err(FieldError::new("name", "must not be empty"))
             }
-            Kind::String => Json::String(self.string().unwrap_or_default()),
-            Kind::Array => Json::Array(self.items().iter().map(Node::to_json).collect()),
-            Kind::Object => Json::Object(
-                self.keys()
-                    .into_iter()
-                    .map(|k| {
-                        let v = self.member(&k).map_or(Json::Null, |v| v.to_json());
-                        (k.into(), v)
-                    })
-                    .collect(),
-            ),
-        }
-    }
-}
-
-#[cfg(feature = "serde_json")]
-impl Node for &serde_json::Value {
-    fn kind(&self) -> Kind {
-        use serde_json::Value;
-        match self {
-            Value::Null => Kind::Null,
-            Value::Bool(_) => Kind::Bool,
-            Value::Number(_) => Kind::Number,
-            Value::String(_) => Kind::String,
-            Value::Array(_) => Kind::Array,
-            Value::Object(_) => Kind::Object,
-        }
-    }
-
-    fn member(&self, key: &str) -> Option<Self> {
-        self.as_object()?.get(key)
-    }
-
-    fn keys(&self) -> Vec<String> {
-        // serde_json's map is ordered by key.
-        self.as_object()
-            .map_or_else(Vec::new, |map| map.keys().cloned().collect())
-    }
-
-    fn items(&self) -> Vec<Self> {
-        self.as_array()
-            .map_or_else(Vec::new, |list| list.iter().collect())
-    }
-
-    fn string(&self) -> Option<String> {
-        self.as_str().map(String::from)
-    }
-
-    fn boolean(&self) -> Option<bool> {
-        self.as_bool()
-    }
-
-    fn float(&self) -> Option<f64> {
-        self.as_f64()
-    }
-
-    fn whole(&self) -> Option<u64> {
-        self.as_u64()
-    }
-
-    fn push_number(&self, out: &mut String) {
-        if let serde_json::Value::Number(n) = self {
-            // With `arbitrary_precision`, the number exactly as written.
-            out.push_str(&n.to_string());
-        }
-    }
-}
-
-impl Node for &Json {
-    fn kind(&self) -> Kind {
-        match self {
-            Json::Null => Kind::Null,
-            Json::Bool(_) => Kind::Bool,
-            Json::Number(_) => Kind::Number,
-            Json::String(_) => Kind::String,
-            Json::Array(_) => Kind::Array,
-            Json::Object(_) => Kind::Object,
-        }
-    }
-
-    fn member(&self, key: &str) -> Option<Self> {
-        self.get(key)
-    }
-
-    fn keys(&self) -> Vec<String> {
-        let Json::Object(members) = self else {
-            return Vec::new();
+            Some(name) => name,
         };
-        let mut keys: Vec<String> = members.iter().map(|(k, _)| k.to_string()).collect();
-        keys.sort_unstable();
-        keys
-    }
-
-    fn items(&self) -> Vec<Self> {
-        match self {
-            Json::Array(items) => items.iter().collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    fn string(&self) -> Option<String> {
-        match self {
-            Json::String(s) => Some(s.clone()),
-            _ => None,
-        }
-    }
-
-    fn boolean(&self) -> Option<bool> {
-        match self {
-            Json::Bool(b) => Some(*b),
-            _ => None,
-        }
-    }
-
-    fn float(&self) -> Option<f64> {
-        match self {
-            Json::Number(n) => Some(n.value()),
-            _ => None,
-        }
-    }
-
-    fn whole(&self) -> Option<u64> {
-        match self {
-            Json::Number(Number::Count(n)) => Some(*n),
-            Json::Number(Number::Secs(d)) if d.subsec_nanos() == 0 => Some(d.as_secs()),
-            _ => None,
-        }
-    }
-
-    fn push_number(&self, out: &mut String) {
-        if let Json::Number(_) = self {
-            self.write(out);
-        }
-    }
-}
-
-/// `prefix` followed by the type of `value`: "expected an array, found a string".
-fn found<N: Node>(prefix: &str, value: &N) -> String {
-    let mut out = String::from(prefix);
-    out.push_str(value.kind().name());
-    out
-}
-
-/// `name[i]`.
-fn indexed(name: &str, i: usize) -> String {
-    let mut out = String::from(name);
-    out.push('[');
-    push_u64(&mut out, i as u64);
-    out.push(']');
-    out
-}
-
-/// A number's text followed by `rest`: "-1 is negative".
-fn number_then<N: Node>(value: &N, rest: &str) -> String {
-    let mut out = String::new();
-    value.push_number(&mut out);
-    out.push_str(rest);
-    out
-}
-
-/// `"text"` followed by `rest`.
-fn quoted_then(text: &str, rest: &str) -> String {
-    let mut out = String::from("\"");
-    out.push_str(text);
-    out.push('"');
-    out.push_str(rest);
-    out
-}
-
-struct Reader<'a> {
-    label: &'a str,
-}
-
-impl Reader<'_> {
-    fn error(&self, field: &str, message: impl Into<String>) -> ScenarioError {
-        ScenarioError {
-            scenario: self.label.into(),
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-
-    /// Checks that `value` is an object with only `known` keys.
-    fn object<N: Node>(&self, field: &str, value: &N, known: &[&str]) -> Result<(), ScenarioError> {
-        if value.kind() != Kind::Object {
-            return Err(self.error(field, found("expected an object, found ", value)));
-        }
-        if let Some(key) = value
-            .keys()
-            .into_iter()
-            .find(|k| !known.contains(&k.as_str()))
-        {
-            let mut message = String::from("unknown field; expected one of: ");
-            for (i, name) in known.iter().enumerate() {
-                if i > 0 {
-                    message.push_str(", ");
-                }
-                message.push_str(name);
-            }
-            return Err(self.error(&join(field, &key), message));
-        }
-        Ok(())
-    }
-
-    fn scenario<N: Node>(&self, value: &N) -> Result<Scenario, ScenarioError> {
-        self.object("", value, SCENARIO_FIELDS)?;
-        let name = match value.member("name") {
-            None => return Err(self.error("name", "required field is missing")),
-            Some(v) => match v.string() {
-                Some(s) if !s.is_empty() => s,
-                Some(_) => return Err(self.error("name", "must not be empty")),
-                None => return Err(self.error("name", found("expected a string, found ", &v))),
-            },
-        };
-        let about = match present(value.member("about")) {
-            None => None,
-            Some(v) => match v.string() {
-                Some(s) => Some(s),
-                None => return Err(self.error("about", found("expected a string, found ", &v))),
-            },
-        };
-        let policy = match present(value.member("policy")) {
+        let policy = match &self.policy {
             None => Policy::new(),
-            Some(p) => self.policy(&p)?,
+            Some(Object(input)) => input.build().map_err(nested("policy"))?,
         };
-        let wall_clock_at_start = match present(value.member("wall_clock_at_start")) {
-            None => None,
-            Some(v) => Some(self.wall_clock(&v)?),
+        let Some(responses) = self.responses else {
+            return Err(required("responses", "an array"));
         };
-        let responses = match value.member("responses") {
-            None => return Err(self.error("responses", "required field is missing")),
-            Some(list) if list.kind() == Kind::Array => list
-                .items()
-                .iter()
-                .enumerate()
-                .map(|(i, r)| self.response(&indexed("responses", i), r, &policy))
-                .collect::<Result<Vec<_>, _>>()?,
-            Some(other) => {
-                return Err(self.error("responses", found("expected an array, found ", &other)))
-            }
+        let responses = each("responses", responses, |Object(r)| r.check(&policy))?;
+        let wall_clock_at_start = match self.wall_clock_at_start {
+            None | Some(Value::Null) => None,
+            Some(value) => Some(wall_clock(&value)?),
         };
-        let user_leaves_at = match present(value.member("user_leaves_at_s")) {
-            None => None,
-            Some(v) => Some(self.seconds("user_leaves_at_s", &v)?),
-        };
-        let timer_late_by = match present(value.member("timer_late_by_s")) {
-            None => Vec::new(),
-            Some(v) => self.seconds_list("timer_late_by_s", &v)?,
-        };
-        let origin_blocks = match present(value.member("origin_blocks")) {
-            None => Vec::new(),
-            Some(v) => self.origin_blocks(&v)?,
-        };
-        let jitter_draws = match present(value.member("jitter_draws")) {
-            None => Vec::new(),
-            Some(v) => self.draws(&v)?,
-        };
-        let expect = match present(value.member("expect")) {
-            None => None,
-            Some(v) => {
-                self.object("expect", &v, EXPECT_FIELDS)?;
-                Some(v.to_json())
-            }
-        };
+        let user_leaves_at = self
+            .user_leaves_at_s
+            .map(|n| n.seconds("user_leaves_at_s"))
+            .transpose()?;
+        let timer_late_by =
+            seconds_list("timer_late_by_s", self.timer_late_by_s.unwrap_or_default())?;
+        let blocks = self.origin_blocks.unwrap_or_default();
+        let origin_blocks = each("origin_blocks", blocks, |Object(b)| b.check())?;
+        let draws = self.jitter_draws.unwrap_or_default();
+        let jitter_draws = each("jitter_draws", draws, |n| n.draw(""))?;
+        check_expect(self.expect.as_ref())?;
         Ok(Scenario {
             name,
-            about,
+            about: self.about,
             policy,
             wall_clock_at_start,
             responses,
@@ -603,316 +372,147 @@ impl Reader<'_> {
             timer_late_by,
             origin_blocks,
             jitter_draws,
-            expect,
+            expect: self.expect,
         })
     }
+}
 
-    /// `origin_blocks`: a list of `{ "at_s", "until_s" }`, both required, nothing else.
-    fn origin_blocks<N: Node>(&self, value: &N) -> Result<Vec<OriginBlock>, ScenarioError> {
-        const FIELD: &str = "origin_blocks";
-        if value.kind() != Kind::Array {
-            return Err(self.error(FIELD, found("expected an array, found ", value)));
-        }
-        let mut blocks = Vec::new();
-        for (i, block) in value.items().iter().enumerate() {
-            let field = indexed(FIELD, i);
-            self.object(&field, block, BLOCK_FIELDS)?;
-            let time = |key: &str| {
-                let path = join(&field, key);
-                match block.member(key) {
-                    None => Err(self.error(&path, "required field is missing")),
-                    Some(v) => self.seconds(&path, &v),
-                }
-            };
-            blocks.push(OriginBlock {
-                at: time("at_s")?,
-                until: time("until_s")?,
-            });
-        }
-        Ok(blocks)
-    }
-
-    /// `jitter_draws`: a list of numbers in [0, 1).
-    fn draws<N: Node>(&self, value: &N) -> Result<Vec<f64>, ScenarioError> {
-        const FIELD: &str = "jitter_draws";
-        if value.kind() != Kind::Array {
-            return Err(self.error(FIELD, found("expected an array, found ", value)));
-        }
-        let mut draws = Vec::new();
-        for (k, draw) in value.items().iter().enumerate() {
-            let field = indexed(FIELD, k);
-            if draw.kind() != Kind::Number {
-                return Err(self.error(&field, found("expected a number in [0, 1), found ", draw)));
-            }
-            match draw.float() {
-                Some(d) if (0.0..1.0).contains(&d) => draws.push(d),
-                Some(d) if d.is_finite() => {
-                    return Err(self.error(&field, number_then(draw, " is outside [0, 1)")));
-                }
-                _ => return Err(self.error(&field, number_then(draw, " is not a finite number"))),
-            }
-        }
-        Ok(draws)
-    }
-
-    fn wall_clock<N: Node>(&self, value: &N) -> Result<UtcTime, ScenarioError> {
-        const FIELD: &str = "wall_clock_at_start";
-        let Some(s) = value.string() else {
-            return Err(self.error(
-                FIELD,
-                found("expected an IMF-fixdate string or null, found ", value),
-            ));
+impl ResponseInput {
+    /// A response: a `duration_s` the cap could have allowed, and either a status (with its
+    /// headers and body) or a transport error.
+    fn check(self, policy: &Policy) -> Result<ScriptedResponse, FieldError> {
+        let Some(duration) = self.duration_s else {
+            return Err(required("duration_s", "a number of seconds"));
         };
-        let Some(at) = HttpDate::parse_imf_fixdate(&s).and_then(|d| d.resolve(UtcTime::UNIX_EPOCH))
-        else {
-            return Err(self.error(
-                FIELD,
-                quoted_then(
-                    &s,
-                    " is not an IMF-fixdate such as \"Mon, 01 Jan 2024 12:00:00 GMT\"",
-                ),
-            ));
-        };
-        Ok(at)
-    }
-
-    fn seconds_list<N: Node>(
-        &self,
-        field: &str,
-        value: &N,
-    ) -> Result<Vec<Duration>, ScenarioError> {
-        if value.kind() != Kind::Array {
-            return Err(self.error(field, found("expected an array, found ", value)));
+        let duration = duration.seconds("duration_s")?;
+        if duration > policy.attempt_cap {
+            let (d, cap) = (duration.as_secs_f64(), policy.attempt_cap.as_secs_f64());
+            return Err(FieldError::new("duration_s", format!(
+                "{d} s exceeds attempt_cap_s ({cap} s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed"
+            )));
         }
-        value
-            .items()
-            .iter()
-            .enumerate()
-            .map(|(k, v)| self.seconds(&indexed(field, k), v))
-            .collect()
-    }
-
-    fn policy<N: Node>(&self, value: &N) -> Result<Policy, ScenarioError> {
-        self.object("policy", value, POLICY_FIELDS)?;
-        let mut policy = Policy::new();
-        if let Some(v) = value.member("budget_s") {
-            policy.budget = self.seconds("policy.budget_s", &v)?;
-        }
-        if let Some(v) = value.member("max_attempts") {
-            let n = self.integer("policy.max_attempts", &v)?;
-            // Saturate: more attempts than u32 holds is "unlimited" for any real budget.
-            policy.max_attempts = u32::try_from(n).unwrap_or(u32::MAX);
-        }
-        if let Some(v) = value.member("attempt_cap_s") {
-            policy.attempt_cap = self.seconds("policy.attempt_cap_s", &v)?;
-        }
-        if let Some(v) = value.member("min_wait_s") {
-            policy.min_wait = self.seconds("policy.min_wait_s", &v)?;
-        }
-        if let Some(v) = value.member("fallback_base_s") {
-            policy.fallback_base = self.seconds("policy.fallback_base_s", &v)?;
-        }
-        if let Some(v) = value.member("retry_statuses") {
-            if v.kind() != Kind::Array {
-                return Err(self.error(
-                    "policy.retry_statuses",
-                    found("expected an array, found ", &v),
-                ));
-            }
-            let mut set = StatusSet::EMPTY;
-            for (i, s) in v.items().iter().enumerate() {
-                let field = indexed("policy.retry_statuses", i);
-                let status = self.status(&field, s)?;
-                set = set
-                    .try_with(status)
-                    .map_err(|e| self.error(&field, e.message()))?;
-            }
-            policy.retry_statuses = set;
-        }
-        if let Some(v) = value.member("jitter_s") {
-            policy.jitter = self.seconds("policy.jitter_s", &v)?;
-        }
-        if let Some(v) = value.member("trust_local_clock") {
-            policy.trust_local_clock = v.boolean().ok_or_else(|| {
-                self.error(
-                    "policy.trust_local_clock",
-                    found("expected true or false, found ", &v),
-                )
-            })?;
-        }
-        policy
-            .validate()
-            .map_err(|e| self.error(&join("policy", e.field()), e.message()))?;
-        Ok(policy)
-    }
-
-    fn response<N: Node>(
-        &self,
-        field: &str,
-        value: &N,
-        policy: &Policy,
-    ) -> Result<ScriptedResponse, ScenarioError> {
-        self.object(field, value, RESPONSE_FIELDS)?;
-        let duration = self.duration(&join(field, "duration_s"), value, policy)?;
-        let reply = match (value.member("status"), value.member("transport_error")) {
+        let reply = match (self.status, self.transport_error) {
             (Some(_), Some(_)) => {
-                return Err(self.error(field, "has both `status` and `transport_error`; give one"));
+                return Err(FieldError::new(
+                    "",
+                    "has both `status` and `transport_error`; give one",
+                ))
             }
             (None, None) => {
-                return Err(self.error(
-                    &join(field, "status"),
-                    "required field is missing (or give `transport_error`)",
-                ));
+                return Err(required(
+                    "status",
+                    "a whole number (or give `transport_error`)",
+                ))
             }
-            (None, Some(word)) => self.transport_error(field, value, &word)?,
-            (Some(status), None) => Reply::Http {
-                status: self.status(&join(field, "status"), &status)?,
-                headers: match present(value.member("headers")) {
-                    None => Vec::new(),
-                    Some(h) => self.headers(&join(field, "headers"), &h)?,
-                },
-                body: value.member("body").map(|b| b.to_json()),
+            (None, Some(word)) => {
+                if let Some(key) = [
+                    ("headers", self.headers.is_some()),
+                    ("body", self.body.is_some()),
+                ]
+                .into_iter()
+                .find_map(|(key, given)| given.then_some(key))
+                {
+                    return Err(FieldError::new(
+                        key,
+                        "only an HTTP response (`status`) can have this",
+                    ));
+                }
+                match word {
+                    Value::String(word) if !word.is_empty() => Reply::TransportError(word),
+                    other => {
+                        let found = if other == "" {
+                            "an empty string"
+                        } else {
+                            json_type(&other)
+                        };
+                        return Err(FieldError::new(
+                            "transport_error",
+                            format!("expected a non-empty word such as \"network\", found {found}"),
+                        ));
+                    }
+                }
+            }
+            (Some(Whole(status)), None) => Reply::Http {
+                status: status.status("status")?,
+                headers: self.headers.unwrap_or_default().into_iter().collect(),
+                body: self.body,
             },
         };
         Ok(ScriptedResponse { duration, reply })
     }
+}
 
-    /// A response's `duration_s`: required, and within the per-attempt cap.
-    fn duration<N: Node>(
-        &self,
-        field: &str,
-        value: &N,
-        policy: &Policy,
-    ) -> Result<Duration, ScenarioError> {
-        let duration = match value.member("duration_s") {
-            None => return Err(self.error(field, "required field is missing")),
-            Some(v) => self.seconds(field, &v)?,
+impl BlockInput {
+    /// A block: both times required.
+    fn check(self) -> Result<OriginBlock, FieldError> {
+        let time = |field: &str, n: Option<Number>| match n {
+            None => Err(required(field, "a number of seconds")),
+            Some(n) => n.seconds(field),
         };
-        if duration > policy.attempt_cap {
-            let mut message = String::new();
-            push_exact_secs(&mut message, duration);
-            message.push_str(" s exceeds attempt_cap_s (");
-            push_exact_secs(&mut message, policy.attempt_cap);
-            message.push_str(
-                " s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed",
-            );
-            return Err(self.error(field, message));
-        }
-        Ok(duration)
+        Ok(OriginBlock {
+            at: time("at_s", self.at_s)?,
+            until: time("until_s", self.until_s)?,
+        })
     }
+}
 
-    /// A failure below HTTP: a non-empty word, and no `headers` or `body`.
-    fn transport_error<N: Node>(
-        &self,
-        field: &str,
-        value: &N,
-        word: &N,
-    ) -> Result<Reply, ScenarioError> {
-        if let Some(key) = ["headers", "body"]
-            .into_iter()
-            .find(|k| value.member(k).is_some())
-        {
-            return Err(self.error(
-                &join(field, key),
-                "only an HTTP response (`status`) can have this",
-            ));
-        }
-        match word.string() {
-            Some(w) if !w.is_empty() => Ok(Reply::TransportError(w)),
-            _ => Err(self.error(
-                &join(field, "transport_error"),
-                found(
-                    "expected a non-empty word such as \"network\", found ",
-                    word,
+/// Checks each item of the list `field` with `check`, naming `field[i]` in its errors.
+fn each<T, U>(
+    field: &str,
+    list: Vec<T>,
+    check: impl Fn(T) -> Result<U, FieldError>,
+) -> Result<Vec<U>, FieldError> {
+    (list.into_iter().enumerate())
+        .map(|(i, item)| check(item).map_err(nested(&format!("{field}[{i}]"))))
+        .collect()
+}
+
+/// `expect` names only output fields.
+fn check_expect(expect: Option<&Map<String, Value>>) -> Result<(), FieldError> {
+    let Some(key) =
+        (expect.into_iter().flat_map(Map::keys)).find(|k| !EXPECT_FIELDS.contains(&k.as_str()))
+    else {
+        return Ok(());
+    };
+    let known = EXPECT_FIELDS.join(", ");
+    Err(FieldError::new(
+        format!("expect.{key}"),
+        format!("unknown field; expected one of: {known}"),
+    ))
+}
+
+/// A required field that is absent or `null`.
+fn required(field: &str, expected: &str) -> FieldError {
+    FieldError::new(
+        field,
+        format!("required field is missing or null: expected {expected}"),
+    )
+}
+
+/// `wall_clock_at_start`: an IMF-fixdate.
+fn wall_clock(value: &Value) -> Result<UtcTime, FieldError> {
+    let Some(text) = value.as_str() else {
+        let found = json_type(value);
+        return Err(FieldError::new(
+            "wall_clock_at_start",
+            format!("expected an IMF-fixdate string or null, found {found}"),
+        ));
+    };
+    HttpDate::parse_imf_fixdate(text)
+        .and_then(|d| d.resolve(UtcTime::UNIX_EPOCH))
+        .ok_or_else(|| {
+            FieldError::new(
+                "wall_clock_at_start",
+                format!(
+                    "\"{text}\" is not an IMF-fixdate such as \"Mon, 01 Jan 2024 12:00:00 GMT\""
                 ),
-            )),
-        }
-    }
-
-    /// A response's `headers`: an object of strings, names as written.
-    fn headers<N: Node>(
-        &self,
-        field: &str,
-        value: &N,
-    ) -> Result<Vec<(String, String)>, ScenarioError> {
-        if value.kind() != Kind::Object {
-            return Err(self.error(field, found("expected an object, found ", value)));
-        }
-        let names = value.keys();
-        let mut headers = Vec::with_capacity(names.len());
-        for name in names {
-            let text = value.member(&name).and_then(|v| v.string());
-            let Some(text) = text else {
-                let kind = value.member(&name).map_or(Kind::Null, |v| v.kind());
-                let mut message = String::from("expected a string, found ");
-                message.push_str(kind.name());
-                return Err(self.error(&join(field, &name), message));
-            };
-            headers.push((name, text));
-        }
-        Ok(headers)
-    }
-
-    /// A non-negative, finite number of seconds.
-    fn seconds<N: Node>(&self, field: &str, value: &N) -> Result<Duration, ScenarioError> {
-        if value.kind() != Kind::Number {
-            return Err(self.error(field, found("expected a number of seconds, found ", value)));
-        }
-        let Some(secs) = value.float().filter(|f| f.is_finite()) else {
-            return Err(self.error(field, number_then(value, " is not a finite number")));
-        };
-        if secs < 0.0 {
-            return Err(self.error(field, number_then(value, " is negative")));
-        }
-        // Finite and non-negative: only a value beyond Duration::MAX can fail; saturate it.
-        Ok(Duration::try_from_secs_f64(secs).unwrap_or(Duration::MAX))
-    }
-
-    /// A non-negative whole number.
-    fn integer<N: Node>(&self, field: &str, value: &N) -> Result<u64, ScenarioError> {
-        if value.kind() != Kind::Number {
-            return Err(self.error(field, found("expected a whole number, found ", value)));
-        }
-        if let Some(i) = value.whole() {
-            return Ok(i);
-        }
-        // Written as a decimal (`2.0`, `1e3`) or too large for u64: read it as a float.
-        match value.float() {
-            Some(f) if f.is_nan() || f.is_infinite() => {
-                Err(self.error(field, number_then(value, " is not a finite number")))
-            }
-            Some(f) if f < 0.0 => Err(self.error(field, number_then(value, " is negative"))),
-            // A float-to-int `as` cast saturates, which is the meaning wanted for a huge count.
-            Some(f) if crate::float::is_whole(f) => Ok(f as u64),
-            _ => Err(self.error(field, number_then(value, " is not a whole number"))),
-        }
-    }
-
-    /// An HTTP status, 100-599.
-    fn status<N: Node>(&self, field: &str, value: &N) -> Result<u16, ScenarioError> {
-        let n = self.integer(field, value)?;
-        match u16::try_from(n) {
-            Ok(s) if (100..=599).contains(&s) => Ok(s),
-            _ => {
-                let mut message = String::new();
-                push_u64(&mut message, n);
-                message.push_str(" is not an HTTP status (100-599)");
-                Err(self.error(field, message))
-            }
-        }
-    }
+            )
+        })
 }
 
-/// A member that is there and not null: optional fields may be given as `null`.
-fn present<N: Node>(member: Option<N>) -> Option<N> {
-    member.filter(|v| v.kind() != Kind::Null)
-}
-
-fn join(parent: &str, key: &str) -> String {
-    let mut out = String::from(parent);
-    if !parent.is_empty() {
-        out.push('.');
-    }
-    out.push_str(key);
-    out
+/// A list of non-negative seconds such as `timer_late_by_s`, each named `field[k]` in errors.
+pub fn seconds_list(field: &str, list: Vec<Number>) -> Result<Vec<Duration>, FieldError> {
+    (list.into_iter().enumerate())
+        .map(|(k, n)| n.seconds(&format!("{field}[{k}]")))
+        .collect()
 }

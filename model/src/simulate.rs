@@ -2,26 +2,54 @@
 //! with the scenario's scripted times instead of a clock.
 //!
 //! Origin blocks are delivered at their `at_s`, in time order (the file's order among equal
-//! times), with the ties of `scenario-format.md` section 4: the blocks at 0 are known at the
+//! times), with the ties of `docs/rules.md` (rules 12, 17 and 18): the blocks at 0 are known at the
 //! start; a block at a receipt arrives before the response; a block at the same instant as a
 //! timer is taken first; and leaving at the same instant as a block wins.
 
-use crate::prelude::*;
 use core::time::Duration;
 
+use serde::Serialize;
+
 use crate::action::{Action, Decision, ReceiptClock, Response, TransportError};
-use crate::json::push_u64;
+use crate::expect::mismatches;
 use crate::report::Report;
 use crate::scenario::{OriginBlock, Reply, Scenario, ScenarioError, ScriptedResponse};
+use crate::steps::Step;
+
+/// One scenario's entry in the replay output: its name, its report, and whether the run met
+/// the scenario's `expect` figures (`docs/rules.md`, "Replay output").
+#[derive(Clone, Debug, Serialize)]
+pub struct Replay {
+    /// The scenario's name.
+    pub name: String,
+    /// What the run did.
+    #[serde(flatten)]
+    pub report: Report,
+    /// The run as the step table's rows.
+    pub steps: Vec<Step>,
+    /// Whether every expected figure was met; present only when the scenario had `expect`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect_ok: Option<bool>,
+    /// The figures that were missed, one sentence each; present only when one was.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub expect_mismatches: Vec<String>,
+}
 
 /// Replays `scenario` and checks its `expect` figures. Fails only when the run needs more
 /// responses than the scenario lists.
-pub fn simulate(scenario: &Scenario) -> Result<Report, ScenarioError> {
-    let mut report = run(scenario)?.into_report(&scenario.name);
-    if let Some(expect) = &scenario.expect {
-        report.check(expect);
-    }
-    Ok(report)
+pub fn simulate(scenario: &Scenario) -> Result<Replay, ScenarioError> {
+    let report = run(scenario)?.into_report();
+    let missed = scenario
+        .expect
+        .as_ref()
+        .map(|expect| mismatches(&report, expect));
+    Ok(Replay {
+        name: scenario.name.clone(),
+        steps: report.steps(),
+        report,
+        expect_ok: missed.as_ref().map(Vec::is_empty),
+        expect_mismatches: missed.unwrap_or_default(),
+    })
 }
 
 /// Replays `scenario` to its end and returns the stopped action.
@@ -136,6 +164,7 @@ impl Script<'_> {
                 .on_transport_error(receipt, TransportError::Failed(word.clone())),
             Reply::Http { status, .. } => {
                 let retry_after = scripted.header("Retry-After");
+                let ratelimit = scripted.header("RateLimit");
                 let clock = self
                     .scenario
                     .wall_clock_at_start
@@ -145,6 +174,7 @@ impl Script<'_> {
                 let response = Response {
                     status: *status,
                     retry_after: retry_after.as_deref(),
+                    ratelimit: ratelimit.as_deref(),
                     clock,
                 };
                 // Should a wait begin here, it is the next one: its draw.
@@ -183,15 +213,11 @@ impl Script<'_> {
     }
 
     fn out_of_responses(&self, attempt: u32) -> ScenarioError {
-        let mut message = String::from("attempt ");
-        push_u64(&mut message, u64::from(attempt));
-        message.push_str(" needs a response, but only ");
-        push_u64(&mut message, self.scenario.responses.len() as u64);
-        message.push_str(" are listed");
+        let listed = self.scenario.responses.len();
         ScenarioError {
             scenario: self.scenario.name.clone(),
             field: "responses".into(),
-            message,
+            message: format!("attempt {attempt} needs a response, but only {listed} are listed"),
         }
     }
 }

@@ -72,7 +72,7 @@ impl UtcTime {
         if !ms.is_finite() {
             return None;
         }
-        let secs = crate::float::floor(ms / 1000.0);
+        let secs = (ms / 1000.0).floor();
         // In [0, 1000) ms (a hair more from rounding: clamped below 1 s).
         let rest_ms = (ms - secs * 1000.0).max(0.0);
         // Float-to-int `as` saturates: no wrap, no panic.

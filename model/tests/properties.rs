@@ -1,4 +1,4 @@
-//! Property tests of the model against the decision rules (`scenario-format.md`, section 2).
+//! Property tests of the model against the decision rules (`docs/rules.md`, rules 1-12).
 //!
 //! Scenarios are generated directly as [`Scenario`] values, each with an oracle for every
 //! response's `Retry-After` (what the rules say it means, worked out here and not by the crate's
@@ -17,7 +17,7 @@ use proptest::prelude::*;
 use proptest::sample::{select, Index};
 use serde_json::Value;
 
-use retry_budget_model::action::{Event, PlannedWait, StopCause};
+use retry_budget_model::action::{Event, Gate, PlannedWait, RetryAfterReading, StopCause};
 use retry_budget_model::report::Report;
 use retry_budget_model::scenario::{Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::simulate;
@@ -463,6 +463,7 @@ fn drive(scenario: &Scenario) -> (Action, bool) {
                             Response {
                                 status: *status,
                                 retry_after: header.as_deref(),
+                                ratelimit: None,
                                 clock,
                             },
                         )
@@ -488,7 +489,7 @@ fn drive(scenario: &Scenario) -> (Action, bool) {
 }
 
 fn json(report: &Report) -> Value {
-    Value::from(&report.to_json())
+    serde_json::to_value(report).expect("a report serializes")
 }
 
 /// Runs `case` both ways and checks that they agree, and that only a scenario listing fewer
@@ -511,7 +512,8 @@ fn run(case: &Case) -> Result<Run, TestCaseError> {
         }
         Ok(report) => {
             prop_assert!(!ran_out, "simulate did not need the missing response");
-            let mine = action.report(&scenario.name);
+            let mine = action.report();
+            let report = report.report;
             prop_assert_eq!(
                 json(&report),
                 json(&mine),
@@ -607,7 +609,7 @@ proptest! {
         for (i, event) in events.iter().enumerate() {
             match event {
                 Event::Wait { at, plan, .. } => {
-                    let Some(Event::Receipt { at: receipt, attempt, delay: server_delay, .. }) =
+                    let Some(Event::Receipt { at: receipt, attempt, retry_after: RetryAfterReading { delay: server_delay, .. }, .. }) =
                         i.checked_sub(1).map(|j| &events[j])
                     else {
                         return Err(TestCaseError::fail(format!("wait without a receipt: {events:?}")));
@@ -822,7 +824,7 @@ proptest! {
             _ => None,
         });
         match cause {
-            StopCause::NoRoom(plan) => {
+            StopCause::RefusedWait { plan, .. } => {
                 prop_assert!(!fits(&policy, plan.until), "NoRoom but {plan:?} fits {policy:?}");
                 prop_assert_eq!(at, plan.from);
                 let receipt = matches!(
@@ -832,7 +834,7 @@ proptest! {
                 prop_assert!(receipt, "NoRoom not at its receipt: {events:?}");
                 prop_assert_eq!(plan.until, plan.from.saturating_add(plan.wait));
             }
-            StopCause::LateWake { plan, woke } => {
+            StopCause::LateWake { plan, woke, .. } => {
                 prop_assert!(!fits(&policy, *woke), "LateWake at {woke:?} fits {policy:?}");
                 prop_assert!(fits(&policy, plan.until), "the plan never passed the gate");
                 prop_assert!(*woke >= plan.until);
@@ -859,7 +861,7 @@ proptest! {
                         prop_assert_eq!(next.and_then(stop_outcome), Some(Outcome::BudgetExhausted));
                     }
                 }
-                Event::Receipt { at, attempt, status, delay: server_delay, .. } => {
+                Event::Receipt { at, attempt, status, retry_after: RetryAfterReading { delay: server_delay, .. }, .. } => {
                     if !is_retryable(&policy, *status) || *attempt >= policy.max_attempts {
                         continue;
                     }
@@ -948,13 +950,17 @@ proptest! {
                     prop_assert_eq!(trace.len(), timer + 2);
                     prop_assert_eq!(
                         shifted.action.stopped(),
-                        Some((wake, &StopCause::LateWake { plan, woke: wake }))
+                        Some((wake, &StopCause::LateWake {
+                            plan,
+                            woke: wake,
+                            gate: Gate { cap_end: wake + policy.attempt_cap, deadline: policy.budget },
+                        }))
                     );
                 }
             }
         }
 
-        if let Some(Event::Receipt { at, attempt: 1, status, delay: server_delay, .. }) = events.get(1) {
+        if let Some(Event::Receipt { at, attempt: 1, status, retry_after: RetryAfterReading { delay: server_delay, .. }, .. }) = events.get(1) {
             let usable = expected_delay(&case, 1, *at, *server_delay);
             if let Some((delay, _)) = usable.filter(|_| {
                 is_retryable(&policy, *status) && policy.max_attempts > 1
@@ -977,7 +983,7 @@ proptest! {
                             let cause = stretched.action.stopped().map(|(_, c)| c.clone());
                             let no_room = matches!(
                                 cause,
-                                Some(StopCause::NoRoom(plan)) if plan.until == until
+                                Some(StopCause::RefusedWait { plan, .. }) if plan.until == until
                             );
                             prop_assert!(no_room, "expected NoRoom: {trace:?}");
                         }
@@ -1103,6 +1109,7 @@ fn apply(action: &mut Action, op: &Op) -> Decision {
                 Response {
                     status: *status,
                     retry_after: retry_after.as_deref(),
+                    ratelimit: None,
                     clock: *clock,
                 },
             )
@@ -1155,7 +1162,7 @@ fn snapshot(action: &Action) -> Snapshot {
         next_wakeup: action.next_wakeup(),
         pending: action.pending_wait().copied(),
         in_flight: action.in_flight(),
-        report: json(&action.report("")),
+        report: json(&action.report()),
     }
 }
 
@@ -1193,7 +1200,11 @@ fn check_any_trace(action: &Action) -> Result<(), TestCaseError> {
                 prop_assert!(plan.wait >= policy.min_wait && plan.wait >= plan.delay);
                 prop_assert_eq!(plan.until, plan.from.saturating_add(plan.wait));
                 let Some(Event::Receipt {
-                    delay: server_delay,
+                    retry_after:
+                        RetryAfterReading {
+                            delay: server_delay,
+                            ..
+                        },
                     ..
                 }) = i.checked_sub(1).map(|j| &events[j])
                 else {
@@ -1223,7 +1234,7 @@ fn check_any_trace(action: &Action) -> Result<(), TestCaseError> {
                     Some(action.elapsed())
                 );
                 match cause {
-                    StopCause::NoRoom(plan) => prop_assert!(!fits(policy, plan.until)),
+                    StopCause::RefusedWait { plan, .. } => prop_assert!(!fits(policy, plan.until)),
                     StopCause::LateWake { woke, .. } => prop_assert!(!fits(policy, *woke)),
                     _ => {}
                 }
@@ -1254,7 +1265,7 @@ proptest! {
             let cap_ends = action.next_wakeup().expect("an attempt in flight has a cap");
             let decision = action.on_response(
                 now,
-                Response { status: *status, retry_after: header.as_deref(), clock: *clock },
+                Response { status: *status, retry_after: header.as_deref(), ratelimit: None, clock: *clock },
             );
             if now > cap_ends {
                 // Received after its cap: the attempt timed out, whatever it brought back.
@@ -1262,7 +1273,7 @@ proptest! {
                 break;
             }
             let last = action.last_response().expect("a response");
-            let reading = &last.retry_after;
+            let reading = &last.retry_after.header;
             prop_assert_eq!(reading.raw(), header.as_deref());
             prop_assert_eq!(reading.kind() == "missing", header.is_none());
             let trimmed = header.as_deref().map(|h| h.trim_matches([' ', '\t']));
@@ -1270,17 +1281,17 @@ proptest! {
                 Some(digits) if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
                     prop_assert_eq!(reading.kind(), "seconds");
                     let s = digits.parse::<u64>().unwrap_or(u64::MAX);
-                    prop_assert_eq!(last.delay, Some(Duration::from_secs(s)));
+                    prop_assert_eq!(last.retry_after.delay, Some(Duration::from_secs(s)));
                 }
                 _ => prop_assert_ne!(reading.kind(), "seconds"),
             }
             if matches!(reading.kind(), "missing" | "invalid") {
-                prop_assert_eq!(last.delay, None);
+                prop_assert_eq!(last.retry_after.delay, None);
             }
             if let Decision::Wait { until } = decision {
                 let plan = *action.pending_wait().expect("a wait");
                 prop_assert_eq!(plan.until, until);
-                if let Some(delay) = last.delay {
+                if let Some(delay) = last.retry_after.delay {
                     prop_assert!(plan.wait >= delay);
                 }
                 let now = wake.resolve(&action);
@@ -1372,10 +1383,12 @@ proptest! {
                     u32::try_from(scenario.responses.len()).unwrap() < scenario.policy.max_attempts
                 );
             }
-            Ok(report) => {
+            Ok(replay) => {
+                let report = &replay.report;
                 prop_assert!(report.outcome.is_some());
                 prop_assert_eq!(report.request_s.0.checked_add(report.wait_s.0), Some(report.elapsed_s.0));
-                prop_assert!(serde_json::from_str::<Value>(&report.to_json().to_text()).is_ok());
+                let text = serde_json::to_string(&replay).expect("a replay serializes");
+                prop_assert!(serde_json::from_str::<Value>(&text).is_ok());
             }
         }
     }
@@ -1443,7 +1456,11 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
             secs(19),
             &StopCause::LateWake {
                 plan,
-                woke: secs(19)
+                woke: secs(19),
+                gate: Gate {
+                    cap_end: secs(23),
+                    deadline: secs(20)
+                }
             }
         ))
     );
@@ -1460,6 +1477,7 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
         Response {
             status: 429,
             retry_after: Some("3"),
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         },
     );
@@ -1471,8 +1489,8 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
 
     // The report from simulate agrees.
     let report = simulate(&late_timer_scenario(secs(14))).unwrap();
-    assert_eq!(report.outcome, Some(Outcome::BudgetExhausted));
-    assert_eq!(report.elapsed_s.0, secs(19));
+    assert_eq!(report.report.outcome, Some(Outcome::BudgetExhausted));
+    assert_eq!(report.report.elapsed_s.0, secs(19));
 }
 
 /// At the boundary, a wake at 16 s leaves exactly the cap (16 + 4 = 20): the attempt starts. One
@@ -1480,22 +1498,26 @@ fn a_late_timer_is_rechecked_at_the_wake_time() {
 #[test]
 fn a_late_timer_that_still_leaves_a_full_cap_starts_the_attempt() {
     let report = simulate(&late_timer_scenario(secs(11))).unwrap();
-    assert_eq!(report.outcome, Some(Outcome::Success));
+    assert_eq!(report.report.outcome, Some(Outcome::Success));
     assert_eq!(
         report
+            .report
             .attempt_starts_s
             .iter()
             .map(|s| s.0)
             .collect::<Vec<_>>(),
         [Duration::ZERO, secs(16)]
     );
-    assert_eq!(report.elapsed_s.0, secs(18));
+    assert_eq!(report.report.elapsed_s.0, secs(18));
 
     let later = secs(11) + Duration::from_nanos(1);
     let report = simulate(&late_timer_scenario(later)).unwrap();
-    assert_eq!(report.outcome, Some(Outcome::BudgetExhausted));
-    assert_eq!(report.elapsed_s.0, secs(16) + Duration::from_nanos(1));
-    assert_eq!(report.attempts, 1);
+    assert_eq!(report.report.outcome, Some(Outcome::BudgetExhausted));
+    assert_eq!(
+        report.report.elapsed_s.0,
+        secs(16) + Duration::from_nanos(1)
+    );
+    assert_eq!(report.report.attempts, 1);
 }
 
 /// The oracle's dates are ones the crate reads as dates, in all three forms.
@@ -1515,6 +1537,7 @@ fn generated_http_dates_are_read_as_dates() {
             Response {
                 status: 429,
                 retry_after: Some(&text),
+                ratelimit: None,
                 clock: ReceiptClock::Server(UtcTime::from_unix_secs(DEFAULT_BASE_SECS + 2)),
             },
         );
@@ -1539,6 +1562,7 @@ fn a_budget_of_duration_max_still_gates_starts_whose_cap_overflows() {
         Response {
             status: 429,
             retry_after: None,
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         },
     );
@@ -1556,6 +1580,7 @@ fn a_budget_of_duration_max_still_gates_starts_whose_cap_overflows() {
         Response {
             status: 429,
             retry_after: Some("99999999999999999999"),
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         },
     );

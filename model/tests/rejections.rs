@@ -1,4 +1,4 @@
-//! Every rejection in `scenario-format.md` section 1, one case each: the error names the
+//! Every rejection in `docs/rules.md` ("Scenario files"), one case each: the error names the
 //! scenario (`ScenarioError.scenario`) and the field (`ScenarioError.field`), its message says
 //! what is wrong, and the good scenarios around the bad one still load and run.
 //!
@@ -595,7 +595,7 @@ fn rejection(
         (Stage::Run, Err(e)) => Err(format!("{what}: rejected while loading: {e}")),
         (Stage::Run, Ok(s)) => match simulate(s) {
             Err(e) => Ok(e),
-            Ok(report) => Err(format!("{what}: ran to {:?}", report.outcome)),
+            Ok(report) => Err(format!("{what}: ran to {:?}", report.report.outcome)),
         },
     }
 }
@@ -993,10 +993,10 @@ fn a_wall_clock_in_any_year_keeps_the_servers_delay() {
         match &list[1] {
             Err(e) => failures.push(format!("{start}: refused: {e}")),
             Ok(s) => match simulate(s) {
-                Ok(r) if r.wait_s.0.as_secs_f64() == 4.0 => {}
+                Ok(r) if r.report.wait_s.0.as_secs_f64() == 4.0 => {}
                 Ok(r) => failures.push(format!(
                     "{start}: loaded, and the server's 4 s became a wait of {:?}",
-                    r.wait_s.0
+                    r.report.wait_s.0
                 )),
                 Err(e) => failures.push(format!("{start}: {e}")),
             },
@@ -1014,8 +1014,8 @@ fn a_date_retry_after_in_range_waits_the_full_server_delay() {
     let scenario =
         parse_scenario("s", &serde_json::from_str::<Value>(json).expect("json")).expect("loads");
     let report = simulate(&scenario).expect("runs");
-    assert_eq!(report.outcome, Some(Outcome::Success));
-    assert_eq!(report.wait_s.0.as_secs_f64(), 4.0);
+    assert_eq!(report.report.outcome, Some(Outcome::Success));
+    assert_eq!(report.report.wait_s.0.as_secs_f64(), 4.0);
 }
 
 // ---- nothing panics on any input ----

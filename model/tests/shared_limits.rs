@@ -1,4 +1,4 @@
-//! Property tests of the shared rate limits and jitter (`scenario-format.md`, section 4).
+//! Property tests of the shared rate limits and jitter (`docs/rules.md`, rules 13-18).
 //!
 //! Scenarios are generated on a quarter-second grid, so that blocks, receipts, timers and
 //! departures often fall on the same instant and the tie rules are exercised. Each property
@@ -10,7 +10,7 @@ use core::time::Duration;
 use proptest::collection::vec;
 use proptest::prelude::*;
 
-use retry_budget_model::action::{Event, StopCause};
+use retry_budget_model::action::{Event, RetryAfterReading, StopCause};
 use retry_budget_model::scenario::{OriginBlock, Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::run;
 use retry_budget_model::utc::UtcTime;
@@ -176,7 +176,7 @@ proptest! {
         let mut own = Duration::ZERO;
         for event in action.events() {
             let start = match event {
-                Event::Receipt { at, delay: Some(d), .. } => {
+                Event::Receipt { at, retry_after: RetryAfterReading { delay: Some(d), .. }, .. } => {
                     own = own.max(at.saturating_add(*d));
                     continue;
                 }
@@ -228,7 +228,7 @@ proptest! {
         }
         if let Some((_, cause)) = action.stopped() {
             match cause {
-                StopCause::NoRoom(plan) => {
+                StopCause::RefusedWait { plan, .. } => {
                     prop_assert!(plan.jitter.is_zero());
                     prop_assert!(!fits(&policy, plan.earliest()));
                 }
@@ -267,7 +267,7 @@ proptest! {
             action.request_time().checked_add(action.wait_time()),
             Some(action.elapsed())
         );
-        let report = action.report("generated");
+        let report = action.report();
         prop_assert_eq!(report.elapsed_s.0, report.request_s.0 + report.wait_s.0);
         let ends_with_stop = matches!(action.events().last(), Some(Event::Stop { .. }));
         prop_assert!(ends_with_stop, "the last event is not the stop");
@@ -291,19 +291,29 @@ proptest! {
     }
 
     /// Rule 13: after the run, the action announces `receipt + delay` of its last response when
-    /// that carried a valid server delay, and its `B` is at least every block it learned.
+    /// that was a retryable status carrying a valid server delay, and nothing after any other
+    /// status (a 200 or a 503 the policy does not retry blocks nobody, whatever its
+    /// `Retry-After`); its `B` is at least every block it learned.
     #[test]
-    fn the_last_valid_server_delay_is_announced(scenario in arb_scenario(false)) {
+    fn only_a_retryable_status_announces_its_valid_server_delay(scenario in arb_scenario(false)) {
         let action = played(&scenario)?;
+        let policy = scenario.policy;
         let last_receipt = action.events().iter().rev().find_map(|e| match e {
-            Event::Receipt { at, delay, .. } => Some(delay.map(|d| at.saturating_add(d))),
+            Event::Receipt { at, status, retry_after, .. } => Some(
+                retry_after
+                    .delay
+                    .filter(|_| policy.retries(*status))
+                    .map(|d| at.saturating_add(d)),
+            ),
             _ => None,
         });
         prop_assert_eq!(action.announced_block(), last_receipt.flatten());
         for event in action.events() {
             match event {
                 Event::Blocked { until, .. } => prop_assert!(action.origin_block() >= *until),
-                Event::Receipt { at, delay: Some(d), .. } => {
+                Event::Receipt { at, status, retry_after: RetryAfterReading { delay: Some(d), .. }, .. }
+                    if policy.retries(*status) =>
+                {
                     prop_assert!(action.origin_block() >= at.saturating_add(*d));
                 }
                 _ => {}
@@ -335,7 +345,7 @@ proptest! {
                     now,
                     Response {
                         status: 429,
-                        retry_after: Some(if until_ns % 2 == 0 { "3" } else { "99999999999999999999999" }),
+                        retry_after: Some(if until_ns % 2 == 0 { "3" } else { "99999999999999999999999" }), ratelimit: None,
                         clock: ReceiptClock::Absent,
                     },
                     draw,
@@ -372,6 +382,7 @@ fn draws_spread_starts_that_the_server_set_to_the_same_instant() {
         let response = Response {
             status: 429,
             retry_after: Some("3"),
+            ratelimit: None,
             clock: ReceiptClock::Absent,
         };
         let Decision::Wait { until } =

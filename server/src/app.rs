@@ -144,13 +144,14 @@ async fn away(
 }
 
 /// Waits until `plus_ms` after attempt `attempt` of `run` is due to be sent (at most
-/// [`AWAY_WAIT`] for it to be announced); says how the wait ended.
-async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> &'static str {
+/// [`AWAY_WAIT`] for it to be announced); says how the wait ended, and when a held page was
+/// due to go (in the log's milliseconds), so that a test can check the moment exactly.
+async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> String {
     if run.is_empty() {
-        return "no run to wait for";
+        return "no run to wait for".to_owned();
     }
     let Some(due) = wait_for_due(app, run, attempt).await else {
-        return "timed out waiting for the run";
+        return "timed out waiting for the run".to_owned();
     };
     let offset = Duration::try_from_secs_f64(plus_ms.abs() / 1000.0).unwrap_or(Duration::MAX);
     let at = if plus_ms >= 0.0 {
@@ -158,12 +159,12 @@ async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> &'static
     } else {
         Some(due.checked_sub(offset).unwrap_or(due))
     };
-    match at {
-        Some(at) => tokio::time::sleep_until(at.into()).await,
+    let Some(at) = at else {
         // Later than the clock can say: held for as long as the client waits.
-        None => std::future::pending().await,
-    }
-    "held"
+        return std::future::pending().await;
+    };
+    tokio::time::sleep_until(at.into()).await;
+    format!("held until {:.1} ms", app.log.ms(at))
 }
 
 /// When attempt `attempt` of `run` is due to be sent, once it is announced within

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use retry_budget_model::scenario::{parse_file, Reply, Scenario};
-use retry_budget_model::simulate::simulate;
+use retry_budget_model::simulate::run;
 use retry_budget_model::utc::UtcTime;
 use retry_budget_model::Event;
 use serde_json::Value;
@@ -443,9 +443,9 @@ fn prepare(scenario: Scenario) -> Result<PreparedScenario, String> {
 /// The model's receipt time of each attempt its own run of `scenario` reaches. The model
 /// rejects a scenario that runs out of responses.
 fn simulate_receipts(scenario: &Scenario) -> Result<BTreeMap<u32, Duration>, String> {
-    let report = simulate(scenario).map_err(|e| e.to_string())?;
+    let action = run(scenario).map_err(|e| e.to_string())?;
     let mut receipts = BTreeMap::new();
-    for event in &report.events {
+    for event in action.events() {
         if let Event::Receipt { at, attempt, .. } = event {
             receipts.insert(*attempt, *at);
         }
@@ -484,7 +484,7 @@ fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, S
             check_header(key, value).map_err(|message| problem(&format!("headers.{key}"), message))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let body = body.as_ref().map(|b| b.to_text().into_bytes());
+    let body = body.as_ref().map(|b| b.to_string().into_bytes());
     Ok(PreparedReply::Http {
         status: code,
         headers,

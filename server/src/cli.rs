@@ -1,26 +1,40 @@
-//! Command line: `fixture-server [--host HOST] [--port PORT] [--root DIR]`.
+//! The command line, read with clap: where to listen and what to serve.
 
 use std::path::PathBuf;
 
-/// The usage text printed by `--help` and after a bad argument.
-pub const USAGE: &str = "\
-usage: fixture-server [--host HOST] [--port PORT] [--root DIR] [--second-port PORT] [--faults FILE]
-                      [--mount PREFIX=DIR]...
+use clap::builder::NonEmptyStringValueParser;
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 
-Serves the page (www/), the wasm packages (crate/pkg/, crate/pkg-full/) and the fixtures, and answers
-GET /palettes?collection=C&scenario=NAME&run=RUN (C: coast, forest or desert) from the scenarios in
-DIR/fixtures/*.json.
-
-  --host HOST          address to listen on (default 127.0.0.1)
-  --port PORT          port to listen on; 0 picks a free one (default: $PORT, else 8080)
-  --root DIR           the repository root holding www/, crate/pkg/ and fixtures/ (default: .)
-  --second-port PORT   also serve everything on this port (0 picks a free one): a second
-                       origin, for a page that fetches /palettes cross-origin (?api=ORIGIN)
-  --faults FILE        transport faults to inject (default: DIR/server/transport-faults.json
-                       when it exists; `none` for no faults)
-  --mount PREFIX=DIR   also serve the folder DIR (relative to the root) under the URL path
-                       PREFIX, such as `--mount /e2e=tests/e2e/pages` (repeatable)
-";
+/// Serves the page (www/), the wasm packages (crate/pkg/, crate/pkg-full/) and the fixtures, and
+/// answers GET /palettes?collection=C&scenario=NAME&run=RUN (C: coast, forest or desert) from
+/// the scenarios in ROOT/fixtures/*.json.
+#[derive(Debug, Parser)]
+// A flag given twice keeps its last value, as the server always did.
+#[command(name = "fixture-server", args_override_self = true)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, value_name = "HOST", default_value = "127.0.0.1", value_parser = NonEmptyStringValueParser::new())]
+    host: String,
+    /// Port to listen on; 0 picks a free one [default: $PORT, else 8080].
+    #[arg(long, value_name = "PORT", value_parser = port_number)]
+    port: Option<u16>,
+    /// The repository root holding www/, crate/pkg/ and fixtures/.
+    #[arg(long, value_name = "ROOT", default_value = ".", value_parser = NonEmptyStringValueParser::new())]
+    root: String,
+    /// Also serve everything on this port (0 picks a free one): a second origin, for a page that
+    /// fetches /palettes cross-origin (?api=ORIGIN).
+    #[arg(long, value_name = "PORT", value_parser = port_number)]
+    second_port: Option<u16>,
+    /// Transport faults to inject, or `none` for no faults [default:
+    /// ROOT/server/transport-faults.json when it exists].
+    #[arg(long, value_name = "FILE", value_parser = fault_source)]
+    faults: Option<FaultSource>,
+    /// Also serve the folder DIR (relative to the root) under the URL path PREFIX, such as
+    /// `--mount /e2e=tests/e2e/pages` (repeatable).
+    #[arg(long = "mount", value_name = "PREFIX=DIR", value_parser = mount)]
+    mounts: Vec<(String, PathBuf)>,
+}
 
 /// Where to listen and what to serve.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,76 +78,56 @@ impl Options {
     }
 }
 
-/// What the command line asks for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// Start the server.
-    Run(Options),
-    /// Print the usage and exit.
-    Help,
-}
+/// The port used without `--port` or `PORT`.
+const DEFAULT_PORT: u16 = 8080;
 
 /// Reads the arguments (without the program name). `port_env` is the `PORT` environment
-/// variable, used when `--port` is absent.
-pub fn parse<I>(args: I, port_env: Option<&str>) -> Result<Command, String>
+/// variable, used when `--port` is absent (and ignored when blank). `--help` comes back as an
+/// error of kind [`ErrorKind::DisplayHelp`], whose text is the help.
+pub fn parse<I>(args: I, port_env: Option<&str>) -> Result<Options, clap::Error>
 where
     I: IntoIterator<Item = String>,
 {
-    let mut host = String::from("127.0.0.1");
-    let mut port: Option<u16> = None;
-    let mut root = PathBuf::from(".");
-    let mut second_port = None;
-    let mut faults = FaultSource::Default;
-    let mut mounts = Vec::new();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag.to_string(), Some(value.into())),
-            _ => (arg.clone(), None),
-        };
-        let mut value = |name: &str| -> Result<String, String> {
-            match inline.clone().or_else(|| args.next()) {
-                Some(v) if !v.is_empty() => Ok(v),
-                _ => Err(format!("{name} needs a value")),
-            }
-        };
-        match flag.as_str() {
-            "-h" | "--help" => return Ok(Command::Help),
-            "--host" => host = value("--host")?,
-            "--port" => port = Some(parse_port(&value("--port")?, "--port")?),
-            "--root" => root = PathBuf::from(value("--root")?),
-            "--second-port" => {
-                second_port = Some(parse_port(&value("--second-port")?, "--second-port")?)
-            }
-            "--faults" => {
-                faults = match value("--faults")?.as_str() {
-                    "none" => FaultSource::None,
-                    path => FaultSource::File(PathBuf::from(path)),
-                }
-            }
-            "--mount" => mounts.push(parse_mount(&value("--mount")?)?),
-            other => return Err(format!("unknown argument `{other}`")),
-        }
-    }
-    let port = match (port, port_env.map(str::trim).filter(|p| !p.is_empty())) {
+    let args = Args::try_parse_from(std::iter::once("fixture-server".to_owned()).chain(args))?;
+    let port = match (args.port, port_env.map(str::trim).filter(|p| !p.is_empty())) {
         (Some(port), _) => port,
-        (None, Some(env)) => parse_port(env, "PORT")?,
-        (None, None) => 8080,
+        (None, Some(env)) => port_number(env).map_err(|problem| {
+            Args::command().error(
+                ErrorKind::InvalidValue,
+                format!("invalid value '{env}' for the PORT environment variable: {problem}"),
+            )
+        })?,
+        (None, None) => DEFAULT_PORT,
     };
-    Ok(Command::Run(Options {
-        host,
+    Ok(Options {
+        host: args.host,
         port,
-        root,
-        second_port,
-        faults,
-        mounts,
-    }))
+        root: PathBuf::from(args.root),
+        second_port: args.second_port,
+        faults: args.faults.unwrap_or(FaultSource::Default),
+        mounts: args.mounts,
+    })
+}
+
+/// `text` as a port number.
+fn port_number(text: &str) -> Result<u16, String> {
+    text.parse::<u16>()
+        .map_err(|_| "must be a port number from 0 to 65535".to_owned())
+}
+
+/// `--faults`: `none`, or a file.
+fn fault_source(text: &str) -> Result<FaultSource, String> {
+    match text {
+        "" => Err("must name a file, or `none`".to_owned()),
+        "none" => Ok(FaultSource::None),
+        path => Ok(FaultSource::File(PathBuf::from(path))),
+    }
 }
 
 /// `PREFIX=DIR`: a URL path prefix such as `/e2e` (one or more segments, no trailing slash, no
 /// `..`) and a folder.
-fn parse_mount(text: &str) -> Result<(String, PathBuf), String> {
-    let bad = || format!("--mount takes PREFIX=DIR with PREFIX like /e2e, not `{text}`");
+fn mount(text: &str) -> Result<(String, PathBuf), String> {
+    let bad = || "must be PREFIX=DIR with a PREFIX like /e2e and a folder".to_owned();
     let (prefix, dir) = text.split_once('=').ok_or_else(bad)?;
     let segments_ok = prefix.strip_prefix('/').is_some_and(|rest| {
         rest.split('/')
@@ -145,12 +139,6 @@ fn parse_mount(text: &str) -> Result<(String, PathBuf), String> {
     Ok((prefix.to_string(), PathBuf::from(dir)))
 }
 
-/// `text` as a port number; the error names `what` it is.
-fn parse_port(text: &str, what: &str) -> Result<u16, String> {
-    text.parse::<u16>()
-        .map_err(|_| format!("{what} must be a port number from 0 to 65535, not `{text}`"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,9 +148,14 @@ mod tests {
     }
 
     fn run(list: &[&str], env: Option<&str>) -> Options {
+        parse(args(list), env).unwrap_or_else(|e| panic!("expected options, got {e}"))
+    }
+
+    /// The error of `list`, rendered as clap prints it.
+    fn error(list: &[&str], env: Option<&str>) -> (ErrorKind, String) {
         match parse(args(list), env) {
-            Ok(Command::Run(options)) => options,
-            other => panic!("expected options, got {other:?}"),
+            Ok(options) => panic!("{list:?} was accepted: {options:?}"),
+            Err(e) => (e.kind(), e.to_string()),
         }
     }
 
@@ -187,8 +180,13 @@ mod tests {
                 ("/a/b".to_string(), PathBuf::from("x")),
             ]
         );
-        for bad in ["e2e=x", "/=x", "/e2e/=x", "/../x=y", "/e2e=", "/e2e"] {
-            assert!(parse(args(&["--mount", bad]), None).is_err(), "{bad}");
+        for bad in [
+            "e2e=x", "/=x", "/e2e/=x", "/../x=y", "/./x=y", "/e2e=", "/e2e",
+        ] {
+            let (kind, message) = error(&["--mount", bad], None);
+            assert_eq!(kind, ErrorKind::ValueValidation, "{bad}");
+            assert!(message.contains("--mount"), "{bad}: {message}");
+            assert!(message.contains("PREFIX=DIR"), "{bad}: {message}");
         }
     }
 
@@ -200,7 +198,9 @@ mod tests {
         let options = run(&["--second-port=9002", "--faults=/tmp/f.json"], None);
         assert_eq!(options.second_port, Some(9002));
         assert_eq!(options.fault_file(), Some(PathBuf::from("/tmp/f.json")));
-        assert!(parse(args(&["--second-port", "x"]), None).is_err());
+        let (_, message) = error(&["--second-port", "x"], None);
+        assert!(message.contains("--second-port"), "{message}");
+        assert!(message.contains("from 0 to 65535"), "{message}");
         // The default looks in the root, and only uses a file that is there.
         let options = run(&["--root", "/nonexistent-root"], None);
         assert_eq!(options.fault_file(), None);
@@ -215,18 +215,77 @@ mod tests {
     }
 
     #[test]
+    fn a_flag_given_twice_keeps_its_last_value() {
+        assert_eq!(run(&["--port", "1", "--port", "2"], None).port, 2);
+        assert_eq!(
+            run(&["--faults", "none", "--faults=f.json"], None).faults,
+            FaultSource::File(PathBuf::from("f.json"))
+        );
+    }
+
+    #[test]
     fn port_env_is_used_only_without_the_flag() {
         assert_eq!(run(&[], Some("9000")).port, 9000);
         assert_eq!(run(&["--port", "9001"], Some("9000")).port, 9001);
         assert_eq!(run(&[], Some(" ")).port, 8080);
-        assert!(parse(args(&[]), Some("http")).is_err());
+        assert_eq!(run(&[], Some(" 9003 ")).port, 9003);
+        // A bad PORT is an error only when it would be used.
+        assert_eq!(run(&["--port", "9001"], Some("http")).port, 9001);
+        let (kind, message) = error(&[], Some("http"));
+        assert_eq!(kind, ErrorKind::InvalidValue);
+        assert!(message.contains("PORT environment variable"), "{message}");
+        assert!(message.contains("'http'"), "{message}");
     }
 
     #[test]
-    fn bad_arguments_are_errors() {
-        assert!(parse(args(&["--port"]), None).is_err());
-        assert!(parse(args(&["--port", "70000"]), None).is_err());
-        assert!(parse(args(&["--verbose"]), None).is_err());
-        assert_eq!(parse(args(&["--help"]), None), Ok(Command::Help));
+    fn bad_arguments_are_errors_naming_the_flag() {
+        // (arguments, the error's kind, a piece of its message)
+        let cases: &[(&[&str], ErrorKind, &str)] = &[
+            (&["--port"], ErrorKind::InvalidValue, "--port <PORT>"),
+            (
+                &["--port", "70000"],
+                ErrorKind::ValueValidation,
+                "'70000' for '--port <PORT>'",
+            ),
+            (&["--port", "-1"], ErrorKind::UnknownArgument, "'-1'"),
+            (&["--verbose"], ErrorKind::UnknownArgument, "'--verbose'"),
+            (&["extra"], ErrorKind::UnknownArgument, "'extra'"),
+            (&["--host", ""], ErrorKind::InvalidValue, "--host <HOST>"),
+            (&["--root="], ErrorKind::InvalidValue, "--root <ROOT>"),
+            (
+                &["--faults", ""],
+                ErrorKind::ValueValidation,
+                "must name a file",
+            ),
+        ];
+        for (list, kind, piece) in cases {
+            let (got, message) = error(list, None);
+            assert_eq!(got, *kind, "{list:?}: {message}");
+            assert!(message.contains(piece), "{list:?}: {message}");
+        }
+    }
+
+    #[test]
+    fn help_names_every_flag_and_its_default() {
+        let (kind, help) = error(&["--help"], None);
+        assert_eq!(kind, ErrorKind::DisplayHelp);
+        for piece in [
+            "Usage: fixture-server [OPTIONS]",
+            "GET /palettes?collection=C&scenario=NAME&run=RUN",
+            "--host <HOST>",
+            "[default: 127.0.0.1]",
+            "--port <PORT>",
+            "[default: $PORT, else 8080]",
+            "--root <ROOT>",
+            "[default: .]",
+            "--second-port <PORT>",
+            "--faults <FILE>",
+            "ROOT/server/transport-faults.json",
+            "--mount <PREFIX=DIR>",
+            "(repeatable)",
+        ] {
+            assert!(help.contains(piece), "--help lacks {piece:?}:\n{help}");
+        }
+        assert_eq!(error(&["-h"], None).0, ErrorKind::DisplayHelp);
     }
 }

@@ -23,21 +23,22 @@ use std::time::Instant;
 use tokio::net::TcpListener;
 
 use crate::catalog::Catalog;
-use crate::cli::{Command, Options};
+use crate::cli::Options;
 use crate::state::AppState;
 
 /// Reads the command line and runs the server on a multi-threaded runtime.
 fn main() -> ExitCode {
     let port_env = std::env::var("PORT").ok();
     let options = match cli::parse(std::env::args().skip(1), port_env.as_deref()) {
-        Ok(Command::Run(options)) => options,
-        Ok(Command::Help) => {
-            print!("{}", cli::USAGE);
-            return ExitCode::SUCCESS;
-        }
-        Err(message) => {
-            eprintln!("fixture-server: {message}\n\n{}", cli::USAGE);
-            return ExitCode::from(2);
+        Ok(options) => options,
+        // `--help` (on stdout, exit 0) or a usage error (on stderr, exit 2).
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -6,6 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
 import {
   initSync,
@@ -13,12 +15,18 @@ import {
   rateLimits,
   runningActions,
   ownedScreens,
+  isAbortError,
+  defaultPolicy,
 } from "../../crate/pkg/retry_budget.js";
 
 const url = new URL("../../crate/pkg/retry_budget_bg.wasm", import.meta.url);
 initSync({ module: await readFile(url) });
 
 const API = "https://api.example/palettes?collection=coast";
+
+// A garbage collection on demand, for the test that an ended action holds nothing.
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc");
 
 /** A fetch that answers from `script` in order, and records each call's signal. */
 function scripted(script) {
@@ -92,31 +100,71 @@ test("the per-attempt cap is enforced by abort", async () => {
   const report = await fetchWithBudget(API, { fetch, policy, share: "none" });
   assert.equal(calls.length, 1);
   assert.equal(calls[0].init.signal.aborted, true);
-  assert.notEqual(report.outcome, "success");
-  assert.ok(report.elapsed_s >= 0.2 && report.elapsed_s < 1);
+  assert.equal(report.outcome, "transport_error");
+  assert.equal(report.events.find((e) => e.event === "failure").error, "timed_out");
+  assert.ok(report.elapsed_s >= 0.2, `stopped at ${report.elapsed_s} s, before the cap`);
 });
 
 test("a slow view neither shortens nor stretches the cap: sent before onUpdate, aborted before the stop's", async () => {
   const { fetch, calls } = scripted(["hang"]);
   let sentAt = null;
   let abortedAt = null;
+  let markedAt = null;
+  let signal = null;
   const timed = (input, init) => {
     sentAt = performance.now();
-    init.signal.addEventListener("abort", () => (abortedAt = performance.now()));
+    signal = init.signal;
+    signal.addEventListener("abort", () => (abortedAt = performance.now()));
     return fetch(input, init);
   };
-  // A view that takes 150 ms to draw each update, inside the same task.
-  const onUpdate = () => {
-    const until = performance.now() + 150;
-    while (performance.now() < until);
+  const told = [];
+  // A view that takes longer to draw the send than the whole cap, inside the same task. When it
+  // returns it arms a timer due in half a cap: a cap counted from the send is over by then, so
+  // the driver's timer (armed after the view returns, due at once) fires first; a cap restarted
+  // after the view would fire after it.
+  const onUpdate = (update) => {
+    told.push({ sent: sentAt !== null, aborted: signal !== null && signal.aborted, update });
+    if (told.length === 1) {
+      const until = performance.now() + 400;
+      while (performance.now() < until);
+      setTimeout(() => (markedAt = performance.now()), 150);
+    }
   };
   const policy = { attempt_cap_s: 0.3, max_attempts: 1, budget_s: 1 };
-  await fetchWithBudget(API, { fetch: timed, policy, onUpdate, share: "none" });
+  const report = await fetchWithBudget(API, { fetch: timed, policy, onUpdate, share: "none" });
+  await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal(calls.length, 1);
+  assert.equal(report.events.find((e) => e.event === "failure").error, "timed_out");
+  assert.ok(told[0].sent, "the request was sent before the view heard of it");
+  assert.equal(told.at(-1).update.outcome, "transport_error");
+  assert.ok(told.at(-1).aborted, "the request was aborted before the view heard of the stop");
   const held = abortedAt - sentAt;
-  // Neither the first update (before the cap's timer is armed) nor the stop's update (before
-  // the abort) moves the abort: it comes at the cap after the send.
-  assert.ok(held >= 295 && held < 400, `the request was aborted ${held} ms after it was sent`);
+  assert.ok(held >= 295, `not shortened: the request was aborted ${held} ms after it was sent`);
+  assert.ok(markedAt !== null && abortedAt < markedAt, "not stretched: the cap ended first");
+});
+
+test("a fetch that never settles, even when aborted, keeps nothing alive past the cap", async () => {
+  const collected = new Set();
+  const registry = new FinalizationRegistry((name) => collected.add(name));
+  // Made in a function of its own, so that nothing here holds the functions once it returns.
+  const start = () => {
+    const fetch = () => new Promise(() => {});
+    const onUpdate = () => {};
+    registry.register(fetch, "fetch");
+    registry.register(onUpdate, "onUpdate");
+    const policy = { attempt_cap_s: 0.2, max_attempts: 1, budget_s: 1 };
+    return fetchWithBudget(API, { fetch, onUpdate, policy, share: "none" });
+  };
+  const report = await start();
+  assert.equal(report.outcome, "transport_error");
+  assert.equal(report.events.find((e) => e.event === "failure").error, "timed_out");
+  assert.equal(runningActions(), 0);
+  // The action's own functions are freed once it ends: nothing it held waits for the promise.
+  for (let i = 0; i < 50 && collected.size < 2; i += 1) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.deepEqual([...collected].sort(), ["fetch", "onUpdate"]);
 });
 
 test("leaving during a wait rejects with an AbortError, sends nothing more", async () => {
@@ -141,7 +189,7 @@ test("a block one action learns holds back another on the origin", async () => {
   await fetchWithBudget(API, { fetch: first.fetch, policy });
   const limits = rateLimits();
   assert.equal(limits.length, 1);
-  assert.equal(limits[0].origin, "https://api.example");
+  assert.equal(limits[0].scope, "https://api.example");
   assert.ok(limits[0].until_s > 1 && limits[0].until_s <= 2);
   const second = scripted([{ status: 200, body: "[]" }]);
   const report = await fetchWithBudget(API, { fetch: second.fetch });
@@ -149,12 +197,44 @@ test("a block one action learns holds back another on the origin", async () => {
   assert.ok(report.attempt_starts_s[0] >= 1, "the first start waits out the block");
 });
 
-test("bad options are refused with an error that names them", () => {
-  const { fetch } = scripted([]);
-  assert.throws(() => fetchWithBudget(API, { fetch, method: "POST" }), /reads only/);
-  assert.throws(() => fetchWithBudget(API, { fetch, policy: { budget_s: -1 } }), /budget_s/);
-  assert.throws(() => fetchWithBudget(API, { fetch, share: "all" }), /options\.share/);
-  assert.throws(() => fetchWithBudget(API, { fetch, onUpdate: 3 }), /options\.onUpdate/);
-  assert.throws(() => fetchWithBudget(42, { fetch }), /URL string or URL object/);
+test("bad options reject with an error that names them, before anything is sent", async () => {
+  const { fetch, calls } = scripted([]);
+  const refused = async (url, options, type, message) => {
+    let promise;
+    assert.doesNotThrow(() => (promise = fetchWithBudget(url, options)), "it never throws");
+    await assert.rejects(promise, (e) => e instanceof type && message.test(e.message));
+  };
+  await refused(API, { fetch, method: "POST" }, TypeError, /reads only/);
+  await refused(API, { fetch, policy: { budget_s: -1 } }, RangeError, /options\.policy\.budget_s: -1 is negative/);
+  await refused(API, { fetch, policy: { budget_s: "20" } }, TypeError, /options\.policy\.budget_s must be a number, not string/);
+  await refused(API, { fetch, share: "all" }, TypeError, /options\.share/);
+  await refused(API, { fetch, onUpdate: 3 }, TypeError, /options\.onUpdate/);
+  await refused(API, { fetch, polcy: {} }, TypeError, /unknown option "polcy"; the options are policy, signal/);
+  await refused(API, { fetch, policy: { budget: 5 } }, TypeError, /unknown policy field "budget"/);
+  await refused(42, { fetch }, TypeError, /URL string or URL object/);
+  assert.equal(calls.length, 0);
   assert.equal(runningActions(), 0);
+});
+
+test("an action whose signal was aborted before it began rejects with a report: nothing was sent", async () => {
+  const { fetch, calls } = scripted([{ status: 200, body: "[]" }]);
+  const leave = new AbortController();
+  leave.abort();
+  const error = await fetchWithBudget(API, { fetch, signal: leave.signal, share: "none" }).then(
+    () => assert.fail("resolved although the screen had let go"),
+    (e) => e,
+  );
+  assert.ok(isAbortError(error));
+  assert.equal(error.report.outcome, "user_left");
+  assert.equal(error.report.attempts, 0);
+  assert.deepEqual(error.report.visible.at(-1), "No request was sent.");
+  assert.equal(calls.length, 0);
+  assert.equal(isAbortError(new DOMException("x", "AbortError")), false, "not one of ours: no report");
+});
+
+test("defaultPolicy() is the policy an action runs under when it is given none", async () => {
+  const { fetch } = scripted([{ status: 200, body: "[]" }]);
+  const report = await fetchWithBudget(API, { fetch, share: "none" });
+  assert.deepEqual(report.policy, defaultPolicy());
+  assert.equal(defaultPolicy().budget_s, 20);
 });

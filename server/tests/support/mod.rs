@@ -78,7 +78,7 @@ pub const TINY_SCENARIOS: &str = r#"{
     },
     {
       "name": "tiny-slow",
-      "responses": [ { "duration_s": 1.5, "status": 200, "body": [] } ]
+      "responses": [ { "duration_s": 4, "status": 200, "body": [] } ]
     },
     {
       "name": "tiny-unreached",
@@ -221,6 +221,27 @@ impl Server {
         }
     }
 
+    /// The log entries of `run` once `done` holds for them (asked every 50 ms). Panics after
+    /// 10 s, far longer than anything the tests wait for takes, so that only "never" fails.
+    pub async fn log_once(
+        &self,
+        run: &str,
+        done: impl Fn(&[serde_json::Value]) -> bool,
+    ) -> Vec<serde_json::Value> {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let log = self.log(run).await;
+            if done(&log) {
+                return log;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "not seen in 10 s: {log:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
     /// What the server wrote to stderr so far.
     pub fn stderr(&self) -> String {
         std::fs::read_to_string(&self.stderr).unwrap_or_default()
@@ -244,7 +265,9 @@ pub struct Reply {
     pub headers: HeaderMap,
     pub body: String,
     pub bytes: Vec<u8>,
-    /// When the response's head arrived, on this machine's clock.
+    /// When the request was about to be sent, on this machine's wall clock.
+    pub sent: SystemTime,
+    /// When the response's head arrived, on this machine's wall clock.
     pub received: SystemTime,
 }
 
@@ -271,6 +294,7 @@ pub async fn send(method: Method, url: &str, headers: &[(&str, &str)]) -> Result
         request = request.header(*name, *value);
     }
     let request = request.body(Empty::new()).map_err(|e| e.to_string())?;
+    let sent = SystemTime::now();
     let exchange = async {
         let response = client
             .request(request)
@@ -291,6 +315,7 @@ pub async fn send(method: Method, url: &str, headers: &[(&str, &str)]) -> Result
             headers,
             body: String::from_utf8_lossy(&bytes).into_owned(),
             bytes,
+            sent,
             received,
         })
     };
@@ -310,15 +335,17 @@ pub fn date_secs(value: &str) -> i64 {
     i64::try_from(secs).expect("small")
 }
 
-/// Checks that `reply` has a Date header naming the second it arrived in (one second of slack
-/// either way); returns its seconds.
+/// Checks that `reply` has a Date header naming a second between the request's sending and the
+/// response's arrival (the server wrote it in between; an HTTP-date drops the fraction of a
+/// second, so each end counts from its whole second); returns its seconds.
 pub fn assert_real_date(reply: &Reply) -> i64 {
     let date = reply.header("date").expect("a Date header");
     let secs = date_secs(date);
-    let received = date_secs(&httpdate::fmt_http_date(reply.received));
+    let whole_secs = |t: SystemTime| date_secs(&httpdate::fmt_http_date(t));
+    let (sent, received) = (whole_secs(reply.sent), whole_secs(reply.received));
     assert!(
-        (received - secs).abs() <= 1,
-        "Date {date} is not the time of receipt"
+        (sent..=received).contains(&secs),
+        "Date {date} is not between the request ({sent}) and the response ({received})"
     );
     secs
 }

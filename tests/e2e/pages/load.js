@@ -101,6 +101,16 @@ function policyOf(scenario) {
 const urlFor = (name, run) =>
   `/palettes?collection=coast&scenario=${encodeURIComponent(name)}&run=${encodeURIComponent(run)}`;
 
+/** Resolves once the server's log has a request of `run` (asked every 10 ms): the order of
+ *  events, seen where it happens, rather than a guess at how long a request takes to arrive. */
+async function arrived(run) {
+  for (;;) {
+    const log = await (await fetch(`/log?run=${encodeURIComponent(run)}`)).json();
+    if (log.length > 0) return;
+    await sleep(10);
+  }
+}
+
 /** What the page holds right now. */
 function counts() {
   const heap = performance.memory ? performance.memory.usedJSHeapSize : null;
@@ -135,10 +145,11 @@ function outcomeOf(settled) {
   return `error: ${e?.message ?? e}`;
 }
 
-/** One action with its own budget (a fresh policy object), signal and screen. Resolves with
- *  { name, run, outcome, updates, lateUpdates }; `totals.updates` and `totals.lateUpdates`
- *  count across actions, including calls after the record was returned. */
-function one(name, run, screen, totals = { updates: 0, lateUpdates: 0 }) {
+/** One action with its own budget (a fresh policy object), signal and screen, fetching with
+ *  `fetchFn` when one is given. Resolves with { name, run, outcome, updates, lateUpdates };
+ *  `totals.updates` and `totals.lateUpdates` count across actions, including calls after the
+ *  record was returned. */
+function one(name, run, screen, totals = { updates: 0, lateUpdates: 0 }, fetchFn = undefined) {
   const scenario = scenarios[name];
   const record = { name, run, outcome: null, updates: 0, lateUpdates: 0 };
   let settled = false;
@@ -147,6 +158,7 @@ function one(name, run, screen, totals = { updates: 0, lateUpdates: 0 }) {
     share: ALONE,
     signal: new AbortController().signal,
     screen,
+    ...(fetchFn ? { fetch: fetchFn } : {}),
     onUpdate() {
       record.updates += 1;
       totals.updates += 1;
@@ -214,22 +226,28 @@ async function plainFetches({ n, batch, name = "load-ok" }) {
   return out;
 }
 
-/** n actions at once, each with its own budget and screen. */
+/** n actions at once, each with its own budget and screen. Their requests wait at a gate
+ *  until the peak is counted, so that no action can end before every one has started, however
+ *  a busy machine orders the tasks; then they go to the server. */
 async function atOnce({ n, batch }) {
   const base = counts();
   const out = { n, mismatches: [], outcomes: {}, peakRunning: 0, runs: [] };
+  let openGate;
+  const gate = new Promise((resolve) => { openGate = resolve; });
+  const gated = (url, init) => gate.then(() => fetch(url, init));
   const started = performance.now();
   const all = [];
   for (let i = 0; i < n; i += 1) {
     const name = MIX[i % MIX.length];
     const run = `${batch}-once-${i}`;
     out.runs.push([run, name]);
-    all.push(one(name, run, `${batch}-once-screen-${i}`));
+    all.push(one(name, run, `${batch}-once-screen-${i}`, undefined, gated));
   }
   // Every action has started (claimed its screen) by the next task.
   await sleep(0);
   out.peakRunning = runningActions();
   out.peakScreens = ownedScreens();
+  openGate();
   const records = await Promise.all(all);
   out.seconds = (performance.now() - started) / 1000;
   await sleep(300);
@@ -271,8 +289,8 @@ async function supersede({ n, batch }) {
       },
     });
     await aInFlight;
-    // Let A's request reach the server before B takes the screen.
-    await sleep(20);
+    // A's request reaches the server before B takes the screen.
+    await arrived(runA);
     const b = fetchWithBudget(urlFor("load-ok", runB), {
       policy: policyOf(scenarios["load-ok"]),
       share: ALONE,

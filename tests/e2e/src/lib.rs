@@ -159,6 +159,27 @@ pub async fn full_log(base: &str) -> Vec<Value> {
     log_at(base, "/log").await
 }
 
+/// The server's log for one run once `done` holds for it (read every 50 ms), or `None` after
+/// `limit`: for waiting on an event the server records rather than on a guess of its time.
+pub async fn run_log_once(
+    base: &str,
+    run: &str,
+    done: impl Fn(&[Value]) -> bool,
+    limit: Duration,
+) -> Option<Vec<Value>> {
+    let deadline = Instant::now() + limit;
+    loop {
+        let log = run_log(base, run).await;
+        if done(&log) {
+            return Some(log);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 async fn log_at(base: &str, path_and_query: &str) -> Vec<Value> {
     match get_json(base, path_and_query).await {
         Value::Array(entries) => entries,
@@ -272,7 +293,7 @@ pub async fn start_action(client: &Client) -> String {
         wait_until(
             client,
             "return !!document.body.dataset.run",
-            Duration::from_secs(5)
+            Duration::from_secs(20)
         )
         .await,
         "no run started"

@@ -8,41 +8,85 @@
 //! `target/e2e-artifacts/`.
 //!
 //! A response scripted to land exactly on its cap is checked as the cap aborting it (see
-//! `live_form`).
+//! `live_form`). A scenario whose user leaves at the very moment a response arrives has no such
+//! tie live: the page's leave timer and the response race, and a busy machine can let either
+//! come first. The rules' answer to the tie (leaving wins) is checked in the page itself by
+//! `races.rs`; here the live run is checked against the model of the order it shows (the last
+//! response panel names the response, or not), and the order is reported.
 //!
-//! Tolerance: the server's log times an attempt by its arrival. Relative to the run's first
-//! arrival, attempt k must arrive no earlier than the model's start (less 5 ms for loopback
-//! jitter between two arrivals) and no later than `LATE_TOLERANCE` after it.
+//! Timing, on the server's clock: a retry comes after the previous response, and the driver
+//! waits after receiving it. So attempt k must arrive no earlier than the moment the server
+//! sent response k-1 plus the model's wait after it (the browser received that response later
+//! still): an exact bound, with no tolerance, that holds however busy the machine is. It must
+//! also arrive no later than `LATE_TOLERANCE` after that moment. An attempt after one that got
+//! no response (its cap aborted it) is timed from the previous attempt's arrival instead, less
+//! `ARRIVAL_JITTER` for the two requests' trips to the server.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use fantoccini::Client;
+use retry_budget_model::action::Event;
 use retry_budget_model::report::Report;
 use retry_budget_model::scenario::Scenario;
 use retry_budget_model::simulate::simulate;
+use serde_json::Value;
 
 use e2e::{
-    arrivals, click, fixture_scenarios, js, live_form, open_page, plays_live, run_log, screenshot,
-    session, start_action, start_server, wait_until, Browser,
+    click, fixture_scenarios, js, live_form, number, open_page, plays_live, run_log, run_log_once,
+    screenshot, session, start_action, start_server, wait_until, Browser,
 };
 
-/// How much later than the model an attempt may reach the server.
-const LATE_TOLERANCE: Duration = Duration::from_millis(400);
-/// Loopback jitter allowed between two arrivals, in the early direction.
+/// How much later than its earliest moment an attempt may reach the server: one wait's timer,
+/// one response's and one request's trip through a busy machine (on this project's two-core
+/// machine shared with other builds, at a load average of 19, retries came up to 1.7 s late).
+/// Generous, because the early side is the exact one; still short of the 3 to 6 s that the
+/// longer fixture waits would add if a wait were served twice.
+const LATE_TOLERANCE: Duration = Duration::from_millis(2500);
+/// For an attempt after one that got no response: two requests' trips to the server may differ
+/// by this much in the early direction.
 const ARRIVAL_JITTER: Duration = Duration::from_millis(5);
 /// Browser sessions that run scenarios at once, per browser.
 const SESSIONS: usize = 3;
 
-fn scenarios() -> Vec<(Scenario, Report)> {
+/// Every scenario the page plays live, with the models a live run may follow: the model of
+/// its live form, and, when the user leaves at the moment a response arrives, the model of the
+/// response arriving first (the leave a millisecond later).
+fn scenarios() -> Vec<(Scenario, Vec<Report>)> {
     fixture_scenarios()
         .into_iter()
         .filter(plays_live)
         .map(|s| {
-            let model = simulate(&live_form(&s)).expect("the model runs it");
-            (s, model)
+            let live = live_form(&s);
+            let mut models = vec![simulate(&live).expect("the model runs it").report];
+            if leaves_at_a_receipt(&live, &models[0]) {
+                let mut later = live.clone();
+                later.user_leaves_at = later.user_leaves_at.map(|at| at + Duration::from_millis(1));
+                models.push(simulate(&later).expect("the model runs it").report);
+            }
+            (s, models)
         })
         .collect()
+}
+
+/// Whether `scenario`'s user leaves at the very moment a response the model waits for is
+/// scripted to arrive (the model lets the leave win, so it records no receipt then).
+fn leaves_at_a_receipt(scenario: &Scenario, model: &Report) -> bool {
+    let Some(leave) = scenario.user_leaves_at else {
+        return false;
+    };
+    let starts = model.attempt_starts_s.iter();
+    starts
+        .zip(&scenario.responses)
+        .any(|(start, response)| start.0 + response.duration == leave)
+}
+
+/// The last response panel's text when the page follows `model`.
+fn last_status_of(model: &Report) -> String {
+    model
+        .last_response
+        .as_ref()
+        .map_or("none yet".to_owned(), |r| r.status.to_string())
 }
 
 /// Runs one scenario in the page and checks it against the model. Returns the lateness of
@@ -52,7 +96,7 @@ async fn check_scenario(
     browser: Browser,
     base: &str,
     scenario: &Scenario,
-    model: &Report,
+    models: &[Report],
 ) -> Result<Vec<f64>, Vec<String>> {
     let mut failures = Vec::new();
     open_page(client, base, &scenario.name).await;
@@ -60,6 +104,25 @@ async fn check_scenario(
     let limit = scenario.policy.budget + Duration::from_secs(15);
     if !wait_until(client, "return !!document.body.dataset.outcome", limit).await {
         failures.push("no outcome on the page in time".into());
+    }
+    let last = js(
+        client,
+        "return document.getElementById('last-status').textContent",
+    )
+    .await;
+    let shown = |m: &&Report| last.as_str() == Some(last_status_of(m).as_str());
+    let model = models.iter().find(shown).unwrap_or(&models[0]);
+    if models.len() > 1 {
+        let first = if std::ptr::eq(model, &models[0]) {
+            "the leave"
+        } else {
+            "the response"
+        };
+        println!(
+            "{}: {}: at the leave-and-receipt moment, {first} reached the page first",
+            browser.name(),
+            scenario.name
+        );
     }
     let outcome = js(client, "return document.body.dataset.outcome").await;
     let want = model.outcome.map(|o| o.as_str()).unwrap_or_default();
@@ -90,15 +153,7 @@ async fn check_scenario(
             failures.push(format!("visible state {state:?} lacks {figures:?}"));
         }
     }
-    let last = js(
-        client,
-        "return document.getElementById('last-status').textContent",
-    )
-    .await;
-    let want_last = model
-        .last_response
-        .as_ref()
-        .map_or("none yet".to_owned(), |r| r.status.to_string());
+    let want_last = last_status_of(model);
     if last.as_str() != Some(want_last.as_str()) {
         failures.push(format!(
             "last response panel says {last}, the model {want_last}"
@@ -108,38 +163,98 @@ async fn check_scenario(
     // Prove that nothing escapes: wait, then read the log.
     tokio::time::sleep(Duration::from_millis(1500)).await;
     let log = run_log(base, &run).await;
-    let arrived = arrivals(&log);
-    if arrived.len() != model.attempt_starts_s.len() {
+    if log.len() != model.attempt_starts_s.len() {
         failures.push(format!(
             "the server saw {} requests, the model {}",
-            arrived.len(),
+            log.len(),
             model.attempt_starts_s.len()
         ));
     }
-    let mut lateness = Vec::new();
-    if let Some(first) = arrived.first() {
-        for (k, (at, want)) in arrived.iter().zip(&model.attempt_starts_s).enumerate() {
-            let late = (at - first) - want.0.as_secs_f64();
-            if late < -ARRIVAL_JITTER.as_secs_f64() {
-                failures.push(format!(
-                    "attempt {} arrived {late:.3} s before the model's start",
-                    k + 1
-                ));
-            }
-            if late > LATE_TOLERANCE.as_secs_f64() {
-                failures.push(format!(
-                    "attempt {} arrived {late:.3} s after the model's start",
-                    k + 1
-                ));
-            }
-            lateness.push(late);
-        }
-    }
+    let lateness = check_arrivals(&log, model, &mut failures);
     if failures.is_empty() {
         Ok(lateness)
     } else {
         Err(failures)
     }
+}
+
+#[test]
+fn a_leave_at_the_moment_of_a_receipt_is_checked_in_either_order() {
+    let all = scenarios();
+    let (_, models) = all
+        .iter()
+        .find(|(s, _)| s.name == "user-leaves-at-receipt")
+        .expect("the fixture user-leaves-at-receipt plays live");
+    let shown: Vec<String> = models.iter().map(last_status_of).collect();
+    assert_eq!(shown, ["none yet", "429"]);
+    for (scenario, models) in &all {
+        let outcomes: Vec<_> = models.iter().map(|m| m.outcome).collect();
+        assert!(
+            outcomes.iter().all(|o| *o == outcomes[0]),
+            "{}: {outcomes:?}",
+            scenario.name
+        );
+    }
+    // A leave at another moment has one order only.
+    let waiting = all
+        .iter()
+        .find(|(s, _)| s.name == "user-leaves-while-waiting")
+        .expect("the fixture user-leaves-while-waiting plays live");
+    assert_eq!(waiting.1.len(), 1);
+}
+
+/// When the model's attempt `attempt` ended: its receipt or its failure.
+fn model_end(model: &Report, attempt: u32) -> Option<Duration> {
+    model.events.iter().find_map(|event| match event {
+        Event::Receipt { at, attempt: a, .. } | Event::Failure { at, attempt: a, .. }
+            if *a == attempt =>
+        {
+            Some(*at)
+        }
+        _ => None,
+    })
+}
+
+/// Checks each retry's arrival in `log` against its earliest moment (see the module's
+/// documentation); returns how late each came, in seconds.
+fn check_arrivals(log: &[Value], model: &Report, failures: &mut Vec<String>) -> Vec<f64> {
+    let starts = &model.attempt_starts_s;
+    let mut lateness = Vec::new();
+    for (k, pair) in (2..).zip(log.windows(2)) {
+        let (previous, entry) = (&pair[0], &pair[1]);
+        let Some(start) = starts.get(k as usize - 1).map(|s| s.0) else {
+            break;
+        };
+        let previous_start = starts[k as usize - 2].0;
+        let (earliest_ms, slack_ms) = match (previous["sent_ms"].as_f64(), model_end(model, k - 1))
+        {
+            (Some(sent), Some(end)) => (sent + ms(start.saturating_sub(end)), 0.0),
+            _ => (
+                number(previous, "arrival_ms") + ms(start.saturating_sub(previous_start)),
+                ms(ARRIVAL_JITTER),
+            ),
+        };
+        let late_ms = number(entry, "arrival_ms") - earliest_ms;
+        if late_ms < -slack_ms {
+            failures.push(format!(
+                "attempt {k} arrived {:.3} s before it could: {entry}",
+                -late_ms / 1000.0
+            ));
+        }
+        if late_ms > ms(LATE_TOLERANCE) {
+            failures.push(format!(
+                "attempt {k} arrived {:.3} s after it could: {entry}",
+                late_ms / 1000.0
+            ));
+        }
+        lateness.push(late_ms / 1000.0);
+    }
+    lateness
+}
+
+/// `d` in milliseconds.
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
 }
 
 enum Leave {
@@ -163,13 +278,13 @@ async fn check_leaving(
     open_page(client, base, "schedule-a").await;
     let run = start_action(client).await;
     match during {
-        // Attempt 1 runs from 0 to 2 s: leave in the middle of it.
-        During::Request => tokio::time::sleep(Duration::from_millis(700)).await,
+        // Attempt 1 runs from 0 to 2 s: leave once the server has it and is waiting.
+        During::Request => server_waits_on(base, &run).await?,
         During::Wait => {
             if !wait_until(
                 client,
                 "return document.getElementById('state').innerText.startsWith('Waiting')",
-                Duration::from_secs(5),
+                Duration::from_secs(10),
             )
             .await
             {
@@ -205,7 +320,7 @@ async fn check_leaving(
                 client,
                 "return (location.hash + '|' + document.getElementById('state').textContent)
                    .startsWith('#/about|Stopped: you left this screen.')",
-                Duration::from_secs(2),
+                Duration::from_secs(10),
             )
             .await;
             if !left {
@@ -215,6 +330,11 @@ async fn check_leaving(
         }
     }
     screenshot(client, browser, label).await;
+    if matches!(during, During::Request) {
+        abandoned(base, &run)
+            .await
+            .map_err(|e| format!("{label}: {e}"))?;
+    }
     // Schedule A's second attempt would start at 5 s; wait well past it.
     tokio::time::sleep(Duration::from_secs(7)).await;
     let log = run_log(base, &run).await;
@@ -227,8 +347,27 @@ async fn check_leaving(
     Ok(())
 }
 
+/// Waits until the server has run `run`'s first request and has not answered it yet.
+async fn server_waits_on(base: &str, run: &str) -> Result<(), String> {
+    let waiting = |log: &[Value]| log.first().is_some_and(|e| e["sent_ms"].is_null());
+    match run_log_once(base, run, waiting, Duration::from_secs(10)).await {
+        Some(_) => Ok(()),
+        None => Err("never saw the request at the server, unanswered".into()),
+    }
+}
+
+/// Whether run `run`'s first request was abandoned: the server saw its client go, and never
+/// answered it.
+async fn abandoned(base: &str, run: &str) -> Result<(), String> {
+    let gone = |log: &[Value]| log.first().is_some_and(|e| !e["client_gone_ms"].is_null());
+    match run_log_once(base, run, gone, Duration::from_secs(10)).await {
+        Some(log) if log[0]["status"].is_null() => Ok(()),
+        other => Err(format!("the request was not abandoned: {other:?}")),
+    }
+}
+
 enum Job {
-    Scenario(Box<(Scenario, Report)>),
+    Scenario(Box<(Scenario, Vec<Report>)>),
     Leave(Leave, During),
 }
 
@@ -251,7 +390,7 @@ async fn run_browser(browser: Browser) {
     }
     // Workers pop from the end: the longest jobs go first, so the sessions finish together.
     jobs.sort_by_key(|job| match job {
-        Job::Scenario(s) => s.1.elapsed_s.0,
+        Job::Scenario(s) => s.1[0].elapsed_s.0,
         Job::Leave(..) => Duration::from_secs(9),
     });
     let jobs = Arc::new(Mutex::new(jobs));
@@ -269,9 +408,9 @@ async fn run_browser(browser: Browser) {
                 let Some(job) = job else { break };
                 let (name, result) = match job {
                     Job::Scenario(pair) => {
-                        let (scenario, model) = *pair;
+                        let (scenario, models) = *pair;
                         let result =
-                            check_scenario(client, browser, &base, &scenario, &model).await;
+                            check_scenario(client, browser, &base, &scenario, &models).await;
                         (scenario.name, result)
                     }
                     Job::Leave(how, during) => {

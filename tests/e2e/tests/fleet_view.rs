@@ -2,7 +2,9 @@
 //! runs with the full build's `simulateFleet` gives the figures the `fleet` library gives
 //! natively for the same inputs and seed, every cell of the table and every point of every
 //! line, exactly; the chart has one line per policy and a legend; a bad input is named, not
-//! run. Screenshots of the view at a desktop width and at 360 px go to `target/e2e-artifacts/`.
+//! run; and through a run of a million widgets the page keeps responding: the run is in a
+//! worker, and a timer and a click on the page are handled while it still runs. Screenshots of
+//! the view at a desktop width and at 360 px go to `target/e2e-artifacts/`.
 
 use std::time::Duration;
 
@@ -26,13 +28,13 @@ const INPUTS: [(&str, &str); 8] = [
     ("fleet-seed", "42"),
 ];
 
-/// The same scenario for the native library.
+/// The same scenario for the native library, as JSON.
 fn native() -> Value {
     let options = fleet::Options {
         pages: 400,
         widgets: 3,
         arrive_over_s: 2.0,
-        window_limiter: true,
+        limiter: fleet::LimiterKind::Window,
         limit: 60,
         window_s: 2,
         retry_after: fleet::service::RetryAfterMode::Date,
@@ -40,8 +42,7 @@ fn native() -> Value {
         ..fleet::Options::default()
     };
     let scenario = options.scenario().expect("a valid scenario");
-    let text = fleet::simulate(&scenario).to_json().to_text();
-    serde_json::from_str(&text).expect("the library's JSON")
+    serde_json::to_value(fleet::simulate(&scenario).report()).expect("the library's report")
 }
 
 /// Types `inputs` into the view's inputs (a select's `change` shows its inputs).
@@ -225,7 +226,57 @@ async fn fleet_view(browser: Browser) {
         message.contains("options.pages must be a whole number from 1"),
         "{message}"
     );
+    responsive_through_a_million(client, browser).await;
     session.close().await;
+}
+
+/// The largest run the view allows, a million widgets (333,333 pages of 3 over ten minutes):
+/// while it runs, a timer set after the press fires and a click on the page's logarithmic
+/// scale box is handled, both seen while the view still says "running". A run on the page's
+/// main thread would hold both until it ended, and the view would say "done".
+async fn responsive_through_a_million(client: &Client, browser: Browser) {
+    let million = [
+        ("fleet-pages", "333333"),
+        ("fleet-widgets", "3"),
+        ("fleet-arrive", "600"),
+        ("fleet-limiter", "bucket"),
+        ("fleet-rate", "500"),
+        ("fleet-burst", "1000"),
+        ("fleet-seed", "1"),
+    ];
+    fill(client, &million).await;
+    let before = js(
+        client,
+        "return document.getElementById('fleet-log').checked",
+    )
+    .await;
+    click(client, "fleet-run").await.expect("Run the fleet");
+    let probe = js(
+        client,
+        "const screen = document.getElementById('screen-fleet');
+         const box = document.getElementById('fleet-log');
+         return new Promise((resolve) => setTimeout(() => {
+           const atTimer = screen.dataset.state;
+           box.click();
+           resolve({ atTimer, afterClick: screen.dataset.state, checked: box.checked });
+         }, 0));",
+    )
+    .await;
+    println!(
+        "{} a million widgets, while running: {probe}",
+        browser.name()
+    );
+    assert_eq!(probe["atTimer"], "running", "{probe}");
+    assert_eq!(probe["afterClick"], "running", "{probe}");
+    assert_ne!(probe["checked"], before, "the click was handled: {probe}");
+    let done = "return document.getElementById('screen-fleet').dataset.state !== 'running'";
+    assert!(
+        wait_until(client, done, Duration::from_secs(600)).await,
+        "the million did not end"
+    );
+    let status = text_of(client, "fleet-status").await;
+    println!("{} a million widgets: {status}", browser.name());
+    assert!(status.contains("999999 actions each"), "{status}");
 }
 
 browser_tests!(fleet_view: fleet_view_chromium, fleet_view_firefox);

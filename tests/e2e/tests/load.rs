@@ -42,7 +42,8 @@ const MIX: [&str; 4] = [
     "load-not-retryable",
 ];
 
-/// Starts `job` in the harness and waits for its result.
+/// Starts `job` in the harness and waits for its result. `limit` only catches a job that never
+/// ends: it is several times what the job takes.
 async fn harness(client: &Client, job: &str, args: Value, limit: Duration) -> Value {
     js_with(
         client,
@@ -75,6 +76,7 @@ async fn harness(client: &Client, job: &str, args: Value, limit: Duration) -> Va
 fn attempts_of(name: &str) -> usize {
     simulate(&fixture(name))
         .expect("the model runs it")
+        .report
         .attempt_starts_s
         .len()
 }
@@ -120,6 +122,31 @@ fn check_requests(
     (total, failures)
 }
 
+/// The `/palettes` log once every superseded run of `runs` (`[run, scenario, role]`) has its
+/// client gone, or after 10 s (far longer than the server takes to notice), as it is then.
+async fn superseded_gone(base: &str, runs: &Value) -> Vec<Value> {
+    let superseded: Vec<&str> = runs
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .filter(|pair| pair[2] == "superseded")
+        .filter_map(|pair| pair[0].as_str())
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let log = palettes_only(&full_log(base).await);
+        let gone = |run: &str| {
+            log.iter()
+                .any(|e| e["run"] == run && !e["client_gone_ms"].is_null())
+        };
+        if superseded.iter().all(|run| gone(run)) || Instant::now() >= deadline {
+            return log;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
 async fn run_browser(browser: Browser) {
     let started = Instant::now();
     let server = start_server().await;
@@ -133,21 +160,21 @@ async fn run_browser(browser: Browser) {
         client,
         "backToBack",
         json!({ "n": BACK_TO_BACK, "batch": batch }),
-        Duration::from_secs(120),
+        Duration::from_secs(600),
     )
     .await;
     let once = harness(
         client,
         "atOnce",
         json!({ "n": AT_ONCE, "batch": batch }),
-        Duration::from_secs(30),
+        Duration::from_secs(120),
     )
     .await;
     let superseded = harness(
         client,
         "supersede",
         json!({ "n": SUPERSEDED, "batch": batch }),
-        Duration::from_secs(60),
+        Duration::from_secs(300),
     )
     .await;
 
@@ -241,9 +268,11 @@ async fn run_browser(browser: Browser) {
     }
     failures.extend(leftovers(&superseded, "supersede"));
 
-    // The server: exactly the requests the model allows, per run.
+    // The server: exactly the requests the model allows, per run. Read after a pause, so that a
+    // request sent after its action settled would be in it, and once the server has seen every
+    // superseded request's client go (it notices a closed connection on its own time).
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let log = palettes_only(&full_log(&server.base).await);
+    let log = superseded_gone(&server.base, &superseded["runs"]).await;
     let mut by_run: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for entry in log {
         if let Some(run) = entry["run"].as_str() {

@@ -1,5 +1,5 @@
 //! Shared rate limits, live, in headless Chromium and Firefox against the fixture server
-//! (`scenario-format.md`, section 4): a 429 with `Retry-After` blocks its origin, and the other
+//! (`docs/rules.md`, rules 13-18): a 429 with `Retry-After` blocks its origin, and the other
 //! actions of the page, or of other tabs with `share: "tabs"`, send nothing to it until the
 //! block ends.
 //!
@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 use e2e::{
     browser_tests, click, js, js_with, number, open_ready, run_log, screenshot, session,
-    start_server, text_of, wait_until, Browser,
+    start_server, wait_until, Browser,
 };
 
 /// The delay the `dashboard-coast` scenario's 429 asks for, in milliseconds.
@@ -94,14 +94,20 @@ async fn sent_log(base: &str, run: &str, count: usize) -> Vec<Value> {
     }
 }
 
-/// Waits until `rateLimits()` in the page lists a block; returns the list.
-async fn learned_block(client: &Client) -> Value {
-    let script = "return window.sharing.rateLimits().length > 0";
-    assert!(
-        wait_until(client, script, Duration::from_secs(10)).await,
-        "rateLimits() never listed a block"
-    );
-    js(client, "return window.sharing.rateLimits()").await
+/// Starts an action for each of `specs` once `rateLimits()` in the page lists a block, in the
+/// page's task that saw it (so each starts while the block is known, whatever this test's own
+/// round trips take); returns the list seen.
+async fn start_when_blocked(client: &Client, specs: Vec<Value>) -> Value {
+    let started = tokio::time::timeout(
+        Duration::from_secs(20),
+        js_with(
+            client,
+            "return window.sharing.startWhenBlocked(arguments[0])",
+            vec![json!(specs)],
+        ),
+    )
+    .await;
+    started.expect("rateLimits() never listed a block")
 }
 
 /// When the server sent a 429 asking for `delay_ms`, plus that delay: the earliest end of the
@@ -247,14 +253,13 @@ async fn tabs(browser: Browser) {
         .switch_to_window(second.clone())
         .await
         .expect("to the second tab");
-    let limits = learned_block(client).await;
-    assert_eq!(limits[0]["origin"], server.base.as_str(), "{limits}");
     let desert = run_id(browser, "tabs-desert");
-    start(
+    let limits = start_when_blocked(
         client,
-        json!({ "scenario": "dashboard-desert", "run": desert, "share": "tabs" }),
+        vec![json!({ "scenario": "dashboard-desert", "run": desert, "share": "tabs" })],
     )
     .await;
+    assert_eq!(limits[0]["scope"], server.base.as_str(), "{limits}");
     let record = result(client, &desert).await;
     let desert_log = run_log(&server.base, &desert).await;
     let zero = number(&coast_log[0], "arrival_ms");
@@ -274,7 +279,8 @@ async fn tabs(browser: Browser) {
 
 browser_tests!(tabs: two_tabs_chromium, two_tabs_firefox);
 
-/// Part one of case (c): pressed during coast's block, a request waits for its end.
+/// Part one of case (c): pressed during coast's block, a request waits for its end: its only
+/// request arrives no earlier than the block's end, so nothing went out during the block.
 async fn pressed_during_fitting_block(client: &Client, base: &str, browser: Browser) {
     open_sharing(client, base).await;
     let coast = run_id(browser, "pressed-coast");
@@ -283,31 +289,23 @@ async fn pressed_during_fitting_block(client: &Client, base: &str, browser: Brow
         json!({ "scenario": "dashboard-coast", "run": coast }),
     )
     .await;
-    let learned = Instant::now();
-    let left = learned_block(client).await[0]["until_s"]
-        .as_f64()
-        .expect("until_s");
     let desert = run_id(browser, "pressed-desert");
-    start(
+    start_when_blocked(
         client,
-        json!({ "scenario": "dashboard-desert", "run": desert }),
+        vec![json!({ "scenario": "dashboard-desert", "run": desert })],
     )
     .await;
-    let before_end = learned + Duration::from_secs_f64((left - 0.3).max(0.0));
-    tokio::time::sleep_until(before_end.into()).await;
-    let early = run_log(base, &desert).await.len();
     let record = result(client, &desert).await;
     let coast_log = sent_log(base, &coast, 1).await;
     let desert_log = run_log(base, &desert).await;
     let end = block_end(&coast_log[0], COAST_DELAY_MS);
     println!(
-        "{} pressed while blocked (fits): {early} requests by 0.3 s before the block's end, {} in \
-         all, arriving {:.3} s after it",
+        "{} pressed while blocked (fits): {} request(s), the first arriving {:.3} s after the \
+         block's end",
         browser.name(),
         desert_log.len(),
         (number(&desert_log[0], "arrival_ms") - end) / 1000.0
     );
-    assert_eq!(early, 0);
     assert_eq!(desert_log.len(), 1);
     assert!(number(&desert_log[0], "arrival_ms") >= end);
     assert_eq!(record["blocked"][0]["at_s"], 0, "{record}");
@@ -324,11 +322,10 @@ async fn pressed_during_long_block(client: &Client, base: &str, browser: Browser
         json!({ "scenario": "dashboard-long-block", "run": long }),
     )
     .await;
-    let limits = learned_block(client).await;
     let desert = run_id(browser, "pressed-cannot-fit");
-    start(
+    let limits = start_when_blocked(
         client,
-        json!({ "scenario": "dashboard-desert", "run": desert }),
+        vec![json!({ "scenario": "dashboard-desert", "run": desert })],
     )
     .await;
     let record = result(client, &desert).await;
@@ -373,42 +370,59 @@ async fn jitter(browser: Browser) {
         json!({ "scenario": "dashboard-coast", "run": coast }),
     )
     .await;
-    learned_block(client).await;
     let runs: Vec<String> = (0..JITTERED)
         .map(|k| run_id(browser, &format!("jitter-{k}")))
         .collect();
-    for run in &runs {
-        start(
-            client,
-            json!({ "scenario": "dashboard-desert", "run": run, "jitter_s": JITTER_S }),
-        )
-        .await;
-    }
+    let specs = runs
+        .iter()
+        .map(|run| json!({ "scenario": "dashboard-desert", "run": run, "jitter_s": JITTER_S }))
+        .collect();
+    start_when_blocked(client, specs).await;
     let mut starts = Vec::new();
+    let mut draws = Vec::new();
     for run in &runs {
-        assert_eq!(result(client, run).await["outcome"], "success");
+        let record = result(client, run).await;
+        assert_eq!(record["outcome"], "success", "{record}");
+        draws.push(origin_jitter(&record));
         starts.push(number(&run_log(&server.base, run).await[0], "arrival_ms"));
     }
     let end = block_end(&sent_log(&server.base, &coast, 1).await[0], COAST_DELAY_MS);
     let after: Vec<f64> = starts.iter().map(|s| (s - end) / 1000.0).collect();
-    let spread = after.iter().copied().fold(f64::MIN, f64::max)
-        - after.iter().copied().fold(f64::MAX, f64::min);
+    let spread = draws.iter().copied().fold(f64::MIN, f64::max)
+        - draws.iter().copied().fold(f64::MAX, f64::min);
     println!(
-        "{} jitter {JITTER_S} s: {JITTERED} actions arrived {:?} s after the block's end; \
-         spread {spread:.3} s",
+        "{} jitter {JITTER_S} s: {JITTERED} actions drew {:?} s and arrived {:?} s after the \
+         block's end; the draws spread {spread:.3} s",
         browser.name(),
+        draws.iter().map(|d| format!("{d:.3}")).collect::<Vec<_>>(),
         after.iter().map(|a| format!("{a:.3}")).collect::<Vec<_>>()
     );
+    // The server's side: no start before the block's end (exact), and none beyond the jitter
+    // and a busy machine's lateness (only an unbounded jitter would go that far).
     assert!(
         after.iter().all(|a| *a >= 0.0),
         "a start before the block's end"
     );
     assert!(
-        after.iter().all(|a| *a <= JITTER_S + 0.5),
-        "a start beyond the jitter"
+        after.iter().all(|a| *a <= JITTER_S + 2.0),
+        "a start far beyond the jitter"
     );
-    assert!(spread >= 0.1, "the starts were not spread: {spread}");
+    // The drivers' side: each drew within the jitter, and the draws differ.
+    assert!(
+        draws.iter().all(|d| (0.0..=JITTER_S).contains(d)),
+        "a draw outside 0 to {JITTER_S} s: {draws:?}"
+    );
+    assert!(spread >= 0.1, "the draws were not spread: {spread}");
     session.close().await;
+}
+
+/// The jitter an action's wait for the origin's block drew, in seconds.
+fn origin_jitter(record: &Value) -> f64 {
+    record["waits"]
+        .as_array()
+        .and_then(|waits| waits.iter().find(|w| w["source"] == "origin_block"))
+        .and_then(|w| w["jitter_s"].as_f64())
+        .unwrap_or_else(|| panic!("no origin_block wait with a jitter: {record}"))
 }
 
 browser_tests!(jitter: jitter_chromium, jitter_firefox);
@@ -428,14 +442,24 @@ async fn dashboard(browser: Browser) {
     let session = session(browser).await;
     let client = &session.client;
     open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    click(client, "dash-load").await.expect("Load dashboard");
-    let blocked = wait_until(
+    // Every text the rate limits panel shows, recorded as it changes: the block is shown only
+    // while it lasts, however briefly a busy machine lets a poll see it.
+    js(
         client,
-        "return document.getElementById('rate-limits').innerText.includes('asked us to wait')",
-        Duration::from_secs(10),
+        "const panel = document.getElementById('rate-limits');
+         window.__panels = [panel.innerText];
+         new MutationObserver(() => window.__panels.push(panel.innerText))
+           .observe(panel, { childList: true, characterData: true, subtree: true });",
     )
     .await;
-    let panel = text_of(client, "rate-limits").await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    let shows_block = "return window.__panels.some((t) => t.includes('asked us to wait'))";
+    let blocked = wait_until(client, shows_block, Duration::from_secs(20)).await;
+    let panel = js(
+        client,
+        "return window.__panels.find((t) => t.includes('asked us to wait')) ?? null",
+    )
+    .await;
     screenshot(client, browser, "dashboard-blocked").await;
     let done = "return [...document.querySelectorAll('[data-collection]')]
                   .every((w) => w.dataset.outcome)";
@@ -450,7 +474,7 @@ async fn dashboard(browser: Browser) {
     let end = block_end(&coast[0], COAST_DELAY_MS);
     let zero = number(&coast[0], "arrival_ms");
     println!(
-        "{} dashboard: rate limits panel {panel:?}; coast {:?}, forest {:?}, desert {:?} s; \
+        "{} dashboard: rate limits panel {panel}; coast {:?}, forest {:?}, desert {:?} s; \
          the block ends by {:.3} s; widgets {state}",
         browser.name(),
         times_after(&coast, zero),
@@ -465,7 +489,7 @@ async fn dashboard(browser: Browser) {
     assert_eq!((coast.len(), forest.len(), desert.len()), (2, 2, 1));
     assert!(number(&forest[1], "arrival_ms") >= end);
     let after = "return document.getElementById('rate-limits').innerText.includes('No rate limit')";
-    assert!(wait_until(client, after, Duration::from_secs(5)).await);
+    assert!(wait_until(client, after, Duration::from_secs(20)).await);
     session.close().await;
 }
 

@@ -1,13 +1,6 @@
-//! The WebDriver servers (chromedriver, geckodriver) and headless sessions of their browsers.
+//! The browsers the page is run in, and the WebDriver capabilities of their headless sessions.
 
-use std::process::Stdio;
-
-use fantoccini::{Client, ClientBuilder};
-use hyper_util::client::legacy::connect::HttpConnector;
 use serde_json::{json, Map, Value};
-use tokio::process::Command;
-
-use crate::process::{free_port, wait_for_port, Process};
 
 /// A browser the page is run in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,68 +91,5 @@ pub fn capabilities(browser: Browser, measure: Measure) -> Map<String, Value> {
     match caps {
         Value::Object(caps) => caps,
         _ => Map::new(),
-    }
-}
-
-/// Starts the WebDriver server of `browser` on a free port and waits until it listens;
-/// returns it (killed when dropped) and its port.
-pub async fn start_driver(browser: Browser) -> Result<(Process, u16), String> {
-    let port = free_port()?;
-    let mut command = match browser {
-        Browser::Chromium => {
-            let mut c = Command::new("chromedriver");
-            c.arg(format!("--port={port}"));
-            c
-        }
-        Browser::Firefox => {
-            let mut c = Command::new("geckodriver");
-            c.args(["--port", &port.to_string()]);
-            c
-        }
-    };
-    let child = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| format!("{} driver: {e} (run scripts/setup)", browser.name()))?;
-    let driver = Process::new(child);
-    wait_for_port(port, browser.name()).await?;
-    Ok((driver, port))
-}
-
-/// A WebDriver server and a session of its browser. [`Session::close`] ends the session; the
-/// driver is killed when this is dropped.
-pub struct Session {
-    /// The session.
-    pub client: Client,
-    _driver: Process,
-}
-
-impl Session {
-    /// Starts a WebDriver server for `browser` and a headless session on it, set up for
-    /// `measure`.
-    pub async fn start(browser: Browser, measure: Measure) -> Result<Session, String> {
-        Session::start_with(browser, capabilities(browser, measure)).await
-    }
-
-    /// Starts a WebDriver server for `browser` and a session on it with `caps` (for example
-    /// [`capabilities`] with more browser arguments).
-    pub async fn start_with(browser: Browser, caps: Map<String, Value>) -> Result<Session, String> {
-        let (driver, port) = start_driver(browser).await?;
-        let client = ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{port}"))
-            .await
-            .map_err(|e| format!("{} session: {e}", browser.name()))?;
-        Ok(Session {
-            client,
-            _driver: driver,
-        })
-    }
-
-    /// Ends the session (an error ending it is ignored: the driver goes with it).
-    pub async fn close(self) {
-        let _ = self.client.close().await;
     }
 }

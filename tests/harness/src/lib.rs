@@ -10,9 +10,11 @@ mod http;
 mod process;
 mod scenarios;
 mod server;
+mod session;
 
-pub use browser::{capabilities, start_driver, Browser, Measure, Session};
+pub use browser::{capabilities, Browser, Measure};
 pub use http::get_json;
-pub use process::{free_port, wait_for_port, Process};
+pub use process::{free_port, Process};
 pub use scenarios::{fixture, fixture_files, fixture_scenarios, live_form, plays_live, root};
 pub use server::{start_server, Server, ServerOptions};
+pub use session::Session;

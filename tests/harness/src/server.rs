@@ -32,7 +32,7 @@ pub struct Server {
 }
 
 /// Starts the fixture server on 127.0.0.1 with port 0 (and second port 0), and reads the
-/// origins it prints (up to 20 s).
+/// origins it prints (waiting up to [`PRINTED_WITHIN`] for each).
 pub async fn start_server(options: &ServerOptions<'_>) -> Result<Server, String> {
     let mut command = Command::new(options.binary);
     command.args(["--host", "127.0.0.1", "--port", "0"]);
@@ -65,14 +65,24 @@ pub async fn start_server(options: &ServerOptions<'_>) -> Result<Server, String>
     })
 }
 
+/// How long the fixture server may take to print each origin: it loads and runs every fixture
+/// first. Generous, as the wait ends when the line comes; only a server that never prints
+/// waits this long.
+const PRINTED_WITHIN: Duration = Duration::from_secs(60);
+
 /// The URLs ending the first `count` lines the server prints, without a trailing slash.
 async fn printed_urls(stdout: ChildStdout, count: usize) -> Result<Vec<String>, String> {
     let mut lines = BufReader::new(stdout).lines();
     let mut urls = Vec::new();
     for _ in 0..count {
-        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
+        let line = tokio::time::timeout(PRINTED_WITHIN, lines.next_line())
             .await
-            .map_err(|_| "the fixture server printed no URL in 20 s".to_owned())?
+            .map_err(|_| {
+                format!(
+                    "the fixture server printed no URL in {} s",
+                    PRINTED_WITHIN.as_secs()
+                )
+            })?
             .map_err(|e| format!("the fixture server's stdout: {e}"))?
             .ok_or("the fixture server exited before printing its URLs")?;
         let url = line.rsplit(' ').next().unwrap_or_default();

@@ -1,7 +1,7 @@
 //! `replay [--table] FILE...`: runs every scenario of each file through the model.
 //!
-//! Prints one JSON array, one object per scenario in file order (`scenario-format.md`,
-//! section 3). A scenario that cannot be run prints `{ "name", "error" }` in its place, and so
+//! Prints one JSON array, one object per scenario in file order (`docs/rules.md`, "Replay
+//! output"). A scenario that cannot be run prints `{ "name", "error" }` in its place, and so
 //! does a file that cannot be read or parsed, under the file's name. `--table` prints readable
 //! schedules instead, like the source document's tables.
 //!
@@ -11,36 +11,36 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use retry_budget_model::report::Report;
+use clap::Parser;
 use retry_budget_model::scenario::parse_file;
-use retry_budget_model::simulate::simulate;
-use serde_json::{json, Value};
+use retry_budget_model::simulate::{simulate, Replay};
+use serde::Serialize;
 
 mod table;
 
-const USAGE: &str = "usage: replay [--table] FILE...\n\
-  Replays each scenario file through the retry-budget model and prints the trace as JSON\n\
-  (or, with --table, as readable schedules). Exits 1 if a scenario is rejected or misses\n\
-  its expected figures.";
+/// Replays each scenario file through the retry-budget model and prints the trace as JSON (or,
+/// with --table, as readable schedules). Exits 1 if a scenario is rejected or misses its
+/// expected figures.
+#[derive(Parser)]
+#[command(name = "replay")]
+struct Args {
+    /// Print readable schedules (Step, Elapsed interval, Observed, Decision) instead of JSON.
+    #[arg(long)]
+    table: bool,
+    /// Scenario files (`{"scenarios": [...]}`).
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<String>,
+}
 
 /// One scenario's run, or why it could not run: (what to name it, the error).
-type Entry = Result<Report, (String, String)>;
+type Entry = Result<Replay, (String, String)>;
 
 fn main() -> ExitCode {
-    let (table, files) = match arguments(std::env::args().skip(1)) {
-        Ok(Some(parsed)) => parsed,
-        Ok(None) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Err(problem) => {
-            eprintln!("{problem}{USAGE}");
-            return ExitCode::from(2);
-        }
-    };
-    let entries: Vec<Entry> = files.iter().flat_map(|file| replay_file(file)).collect();
+    // `--help` prints the usage and exits 0; a usage error says why and exits 2.
+    let args = Args::parse();
+    let entries: Vec<Entry> = args.files.iter().flat_map(|f| replay_file(f)).collect();
     let failed = report_failures(&entries);
-    let printed = if table {
+    let printed = if args.table {
         entries.iter().map(table::render_entry).collect()
     } else {
         match as_json(&entries) {
@@ -58,27 +58,6 @@ fn main() -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-/// `--table` and the files; `None` for `--help`; a message (ending in a newline) for a usage
-/// error.
-fn arguments(args: impl Iterator<Item = String>) -> Result<Option<(bool, Vec<String>)>, String> {
-    let mut table = false;
-    let mut files = Vec::new();
-    for arg in args {
-        match arg.as_str() {
-            "--table" => table = true,
-            "-h" | "--help" => return Ok(None),
-            flag if flag.starts_with("--") => {
-                return Err(format!("replay: unknown option {flag}\n"));
-            }
-            _ => files.push(arg),
-        }
-    }
-    if files.is_empty() {
-        return Err(String::new());
-    }
-    Ok(Some((table, files)))
 }
 
 /// Every scenario of `file`, run; or one entry for a file that cannot be read or parsed.
@@ -108,12 +87,12 @@ fn report_failures(entries: &[Entry]) -> bool {
                 failed = true;
                 eprintln!("replay: {error}");
             }
-            Ok(report) if report.expect_ok == Some(false) => {
+            Ok(replay) if replay.expect_ok == Some(false) => {
                 failed = true;
-                for miss in &report.expect_mismatches {
+                for miss in &replay.expect_mismatches {
                     eprintln!(
                         "replay: scenario \"{}\" missed its expectation: {miss}",
-                        report.name
+                        replay.name
                     );
                 }
             }
@@ -123,16 +102,25 @@ fn report_failures(entries: &[Entry]) -> bool {
     failed
 }
 
-/// The replay output: one pretty JSON array of every report's view (and the errors).
+/// One entry as printed: the run, or `{ "name", "error" }` in its place.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Printed<'a> {
+    Ran(&'a Replay),
+    Rejected { name: &'a str, error: &'a str },
+}
+
+/// The replay output: one pretty JSON array of every entry (and the errors), each object's
+/// fields in the order the rulebook lists them.
 fn as_json(entries: &[Entry]) -> serde_json::Result<String> {
-    let out: Vec<Value> = entries
+    let printed: Vec<Printed> = entries
         .iter()
         .map(|entry| match entry {
-            Ok(report) => Value::from(&report.to_json()),
-            Err((name, error)) => json!({ "name": name, "error": error }),
+            Ok(replay) => Printed::Ran(replay),
+            Err((name, error)) => Printed::Rejected { name, error },
         })
         .collect();
-    let mut text = serde_json::to_string_pretty(&out)?;
+    let mut text = serde_json::to_string_pretty(&printed)?;
     text.push('\n');
     Ok(text)
 }

@@ -1,0 +1,319 @@
+//! `fetchWithBudget`'s arguments, read and checked before anything is sent. What a valid policy
+//! is is decided by the model ([`PolicyInput::build`]), as for a scenario file; this reader only
+//! takes the JavaScript values apart, and names the option at fault in every error.
+
+use std::time::Duration;
+
+use js_sys::{Array, Function, Object};
+use retry_budget_model::action::BlockScope;
+use retry_budget_model::policy::{FieldError, Number, Whole};
+use retry_budget_model::scenario::seconds_list;
+use retry_budget_model::{Policy, PolicyInput};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::AbortSignal;
+
+use crate::blocks::Share;
+use crate::js::{global, member, origin_of, string_of};
+
+/// What one call of `fetchWithBudget` asked for.
+pub(crate) struct Request {
+    pub(crate) url: String,
+    pub(crate) policy: Policy,
+    pub(crate) fetch: Function,
+    pub(crate) on_update: Option<Function>,
+    pub(crate) signal: Option<AbortSignal>,
+    pub(crate) screen: Option<String>,
+    /// Who hears of this action's blocks, and whose it hears.
+    pub(crate) share: Share,
+    /// The limit the request falls under: the URL's origin, or the scope the caller named.
+    pub(crate) scope: String,
+    /// What that limit is, for the words the user is told.
+    pub(crate) covers: BlockScope,
+    /// For tests and demos only: the k-th wait's timer is armed this much later, as in a
+    /// throttled background tab. The model sees the real wake-up time either way.
+    pub(crate) timer_late_by: Vec<Duration>,
+}
+
+/// The options a caller may give.
+const OPTIONS: &[&str] = &[
+    "policy",
+    "signal",
+    "fetch",
+    "onUpdate",
+    "method",
+    "screen",
+    "share",
+    "scope",
+    "testOnlyTimerLateBy_s",
+];
+
+/// Why the arguments cannot be used: a `TypeError` (a value of the wrong type, an unknown
+/// option, a method other than GET) or a `RangeError` (a value out of range), naming the option.
+pub(crate) enum OptionError {
+    Type(String),
+    Range(String),
+}
+
+impl OptionError {
+    /// The JavaScript error, its message starting `fetchWithBudget: `.
+    pub(crate) fn into_js(self) -> JsValue {
+        let (make, message): (fn(&str) -> js_sys::Error, String) = match self {
+            OptionError::Type(m) => (|m| js_sys::TypeError::new(m).into(), m),
+            OptionError::Range(m) => (|m| js_sys::RangeError::new(m).into(), m),
+        };
+        make(&format!("fetchWithBudget: {message}")).into()
+    }
+}
+
+/// A value of the wrong type: `options.NAME must be WHAT, not TYPE`.
+fn wrong_type(name: &str, what: &str, value: &JsValue) -> OptionError {
+    let given = if value.is_null() {
+        "null".into()
+    } else if Array::is_array(value) {
+        "an array".into()
+    } else {
+        value.js_typeof().as_string().unwrap_or_default()
+    };
+    let name = if name.is_empty() {
+        "options".into()
+    } else {
+        format!("options.{name}")
+    };
+    OptionError::Type(format!("{name} must be {what}, not {given}"))
+}
+
+/// A value the model refused, its numbers written as JavaScript writes them.
+fn refused(prefix: &str, e: &FieldError) -> OptionError {
+    let message = e.message_with(|x| string_of(&JsValue::from_f64(x)));
+    OptionError::Range(format!("options.{prefix}{}: {message}", e.field))
+}
+
+/// Reads `url` and `options`.
+pub(crate) fn read(url: &JsValue, options: &JsValue) -> Result<Request, OptionError> {
+    let url = read_url(url)?;
+    let options = Options::of(options)?;
+    options.refuse_writes()?;
+    let (scope, covers) = match options.string("scope")? {
+        Some(scope) => (scope, BlockScope::Named),
+        None => (origin_of(&url), BlockScope::Site),
+    };
+    Ok(Request {
+        policy: options.policy()?,
+        fetch: options.fetch()?,
+        on_update: options.function("onUpdate")?,
+        signal: options.signal()?,
+        screen: options.string("screen")?,
+        share: options.share()?,
+        timer_late_by: options.late_timers()?,
+        url,
+        scope,
+        covers,
+    })
+}
+
+/// The first argument: a URL string, or a URL object (its `href`).
+fn read_url(url: &JsValue) -> Result<String, OptionError> {
+    if let Some(url) = url.as_string() {
+        Ok(url)
+    } else if member(url, "href").is_some() {
+        Ok(string_of(url))
+    } else {
+        Err(OptionError::Type(
+            "the first argument must be a URL string or URL object".into(),
+        ))
+    }
+}
+
+/// The options object (`undefined` and `null` are none).
+struct Options(JsValue);
+
+impl Options {
+    /// Checks that `value` is an object whose keys are all options.
+    fn of(value: &JsValue) -> Result<Options, OptionError> {
+        if value.is_undefined() || value.is_null() {
+            return Ok(Options(Object::new().into()));
+        }
+        if !value.is_object() || value.is_function() {
+            return Err(wrong_type("", "an object", value));
+        }
+        unknown_key(value, OPTIONS, "option", "the options are").map(|()| Options(value.clone()))
+    }
+
+    /// An option that is set: `undefined` and `null` are absent.
+    fn set(&self, name: &str) -> Option<JsValue> {
+        member(&self.0, name).filter(|v| !v.is_null())
+    }
+
+    /// A string option that is set; the empty string is refused.
+    fn string(&self, name: &str) -> Result<Option<String>, OptionError> {
+        let Some(value) = self.set(name) else {
+            return Ok(None);
+        };
+        match value.as_string() {
+            Some(text) if !text.is_empty() => Ok(Some(text)),
+            _ => Err(wrong_type(name, "a non-empty string", &value)),
+        }
+    }
+
+    /// A function option that is set.
+    fn function(&self, name: &str) -> Result<Option<Function>, OptionError> {
+        self.set(name)
+            .map(|f| {
+                f.dyn_into::<Function>()
+                    .map_err(|f| wrong_type(name, "a function", &f))
+            })
+            .transpose()
+    }
+
+    /// `fetch`, or the global one.
+    fn fetch(&self) -> Result<Function, OptionError> {
+        if let Some(fetch) = self.function("fetch")? {
+            return Ok(fetch);
+        }
+        member(&global(), "fetch")
+            .and_then(|f| f.dyn_into::<Function>().ok())
+            .ok_or_else(|| OptionError::Type("there is no global fetch; pass options.fetch".into()))
+    }
+
+    /// `signal`: an `AbortSignal`.
+    fn signal(&self) -> Result<Option<AbortSignal>, OptionError> {
+        self.set("signal")
+            .map(|s| {
+                s.dyn_into::<AbortSignal>()
+                    .map_err(|s| wrong_type("signal", "an AbortSignal", &s))
+            })
+            .transpose()
+    }
+
+    /// `share`: `"page"` (the default), `"tabs"` or `"none"`.
+    fn share(&self) -> Result<Share, OptionError> {
+        let Some(value) = self.set("share") else {
+            return Ok(Share::Page);
+        };
+        match value.as_string().as_deref() {
+            Some("page") => Ok(Share::Page),
+            Some("tabs") => Ok(Share::Tabs),
+            Some("none") => Ok(Share::None),
+            _ => Err(wrong_type(
+                "share",
+                "\"page\", \"tabs\" or \"none\"",
+                &value,
+            )),
+        }
+    }
+
+    /// Refuses any method but GET (`null` included): this scheduler retries reads only.
+    fn refuse_writes(&self) -> Result<(), OptionError> {
+        let Some(method) = member(&self.0, "method") else {
+            return Ok(());
+        };
+        if method
+            .as_string()
+            .is_some_and(|m| m.eq_ignore_ascii_case("GET"))
+        {
+            return Ok(());
+        }
+        Err(OptionError::Type(
+            "it retries reads only and refuses any method but GET: a write needs an operation \
+             identity and a recovery contract before it may be retried"
+                .into(),
+        ))
+    }
+
+    /// `policy`, on the defaults.
+    fn policy(&self) -> Result<Policy, OptionError> {
+        let Some(value) = self.set("policy") else {
+            return Ok(Policy::new());
+        };
+        read_policy(&value)?
+            .build()
+            .map_err(|e| refused("policy.", &e))
+    }
+
+    /// The test hook `testOnlyTimerLateBy_s`: a list of seconds.
+    fn late_timers(&self) -> Result<Vec<Duration>, OptionError> {
+        const NAME: &str = "testOnlyTimerLateBy_s";
+        let Some(value) = self.set(NAME) else {
+            return Ok(Vec::new());
+        };
+        let numbers = numbers(&value, NAME)?.into_iter().map(Number).collect();
+        seconds_list(NAME, numbers).map_err(|e| refused("", &e))
+    }
+}
+
+/// A `policy` object taken apart into the model's [`PolicyInput`]: each field of the type its
+/// name says, nothing else. Whether the values make a policy is the model's to say.
+fn read_policy(value: &JsValue) -> Result<PolicyInput, OptionError> {
+    if !value.is_object() || value.is_function() || Array::is_array(value) {
+        return Err(wrong_type("policy", "an object", value));
+    }
+    unknown_key(value, PolicyInput::FIELDS, "policy field", "the fields are")?;
+    let field = |name: &str| member(value, name).filter(|v| !v.is_null());
+    let number = |name: &str| -> Result<Option<Number>, OptionError> {
+        field(name)
+            .map(|v| {
+                v.as_f64()
+                    .map(Number)
+                    .ok_or_else(|| wrong_type(&policy(name), "a number", &v))
+            })
+            .transpose()
+    };
+    let boolean = |name: &str| -> Result<Option<bool>, OptionError> {
+        field(name)
+            .map(|v| {
+                v.as_bool()
+                    .ok_or_else(|| wrong_type(&policy(name), "true or false", &v))
+            })
+            .transpose()
+    };
+    let statuses = field("retry_statuses")
+        .map(|v| numbers(&v, "policy.retry_statuses"))
+        .transpose()?;
+    Ok(PolicyInput {
+        budget_s: number("budget_s")?,
+        max_attempts: number("max_attempts")?.map(Whole),
+        attempt_cap_s: number("attempt_cap_s")?,
+        min_wait_s: number("min_wait_s")?,
+        fallback_base_s: number("fallback_base_s")?,
+        retry_statuses: statuses.map(|list| list.into_iter().map(|n| Whole(Number(n))).collect()),
+        trust_local_clock: boolean("trust_local_clock")?,
+        jitter_s: number("jitter_s")?,
+        ratelimit_fields: boolean("ratelimit_fields")?,
+    })
+}
+
+/// `policy.NAME`.
+fn policy(name: &str) -> String {
+    format!("policy.{name}")
+}
+
+/// An array of numbers, named `name` in errors.
+fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
+    if !Array::is_array(value) {
+        return Err(wrong_type(name, "an array of numbers", value));
+    }
+    let list: &Array = value.unchecked_ref();
+    (0..list.length())
+        .map(|i| {
+            let item = list.get(i);
+            item.as_f64()
+                .ok_or_else(|| wrong_type(&format!("{name}[{i}]"), "a number", &item))
+        })
+        .collect()
+}
+
+/// Refuses a key of `value` that is not in `known`: a typo must not pass silently (a misspelt
+/// `signal` would lose the caller's abort).
+fn unknown_key(value: &JsValue, known: &[&str], what: &str, list: &str) -> Result<(), OptionError> {
+    let keys = Object::keys(value.unchecked_ref::<Object>());
+    for key in keys.iter().filter_map(|k| k.as_string()) {
+        if !known.contains(&key.as_str()) {
+            let known = known.join(", ");
+            return Err(OptionError::Type(format!(
+                "unknown {what} \"{key}\"; {list} {known}"
+            )));
+        }
+    }
+    Ok(())
+}

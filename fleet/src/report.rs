@@ -1,0 +1,128 @@
+//! What a fleet run reports, as the command's `--json` prints it and `simulateFleet` returns
+//! it: every figure of every policy, and each policy's requests per second over time. Every
+//! number is exact as written: a ratio or a time in seconds is the `f64` nearest to its
+//! decimal, which JSON and JavaScript print as that decimal.
+
+use serde::Serialize;
+
+use crate::figures::Figures;
+
+/// The run: the series' bin width and each policy's figures, in column order.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FleetReport {
+    /// The width of each series' bins, in seconds.
+    pub bin_s: f64,
+    pub policies: Vec<PolicyReport>,
+}
+
+/// One policy's figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PolicyReport {
+    pub policy: &'static str,
+    /// Requests the service received.
+    pub requests: u64,
+    /// The most requests that reached the service in one whole second.
+    pub peak_per_s: u64,
+    /// Requests answered 429, as a fraction (six places).
+    pub share_429: f64,
+    pub actions: u64,
+    /// Actions that ended with data.
+    pub with_data: u64,
+    /// Time from an action's start to its data (nearest rank).
+    pub time_to_data_s: Percentiles,
+    /// The longest any user waited for a final outcome.
+    pub longest_wait_for_outcome_s: f64,
+    pub requests_per_action: PerAction,
+    /// Requests the service answered after their user had been told a final outcome.
+    pub requests_after_outcome: u64,
+    /// Our sends before a block the client knew of had ended (never, by the rules).
+    pub early_sends: u32,
+    /// Requests per second reaching the service, one value per bin of `bin_s` from the start.
+    pub requests_per_s: Vec<f64>,
+}
+
+/// Time to data, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p95: f64,
+    pub max: f64,
+}
+
+/// Requests per action.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PerAction {
+    /// The mean (six places).
+    pub mean: f64,
+    pub max: u32,
+}
+
+impl PolicyReport {
+    /// The report of `figures`, with the series `counts` per bin of `bin_ms` milliseconds.
+    pub fn new(policy: &'static str, f: &Figures, counts: &[u64], bin_ms: u64) -> Self {
+        let [p50, p95, max] = f.to_data_ns;
+        PolicyReport {
+            policy,
+            requests: f.requests,
+            peak_per_s: f.peak_per_s,
+            share_429: decimal(f.refused, f.requests, 6),
+            actions: f.actions,
+            with_data: f.with_data,
+            time_to_data_s: Percentiles {
+                p50: secs(p50),
+                p95: secs(p95),
+                max: secs(max),
+            },
+            longest_wait_for_outcome_s: secs(f.longest_wait_ns),
+            requests_per_action: PerAction {
+                mean: decimal(f.requests, f.actions, 6),
+                max: f.most_per_action,
+            },
+            requests_after_outcome: f.after_outcome,
+            early_sends: f.early_sends,
+            requests_per_s: counts
+                .iter()
+                .map(|&n| decimal(n.saturating_mul(1000), bin_ms, 3))
+                .collect(),
+        }
+    }
+}
+
+/// Nanoseconds as seconds: one division, so the nearest `f64` to the exact decimal.
+pub fn secs(ns: u64) -> f64 {
+    ns as f64 / 1e9
+}
+
+/// `numer / denom` rounded half up to `places` decimal places (at most 9), as the nearest
+/// `f64`: `decimal(2, 3, 4)` is 0.6667. A zero `denom` counts as 1.
+pub fn decimal(numer: u64, denom: u64, places: u32) -> f64 {
+    let scale = 10u128.pow(places.min(9));
+    let denom = u128::from(denom.max(1));
+    let scaled = (u128::from(numer) * scale * 2 + denom) / (denom * 2);
+    scaled as f64 / scale as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_round_half_up_to_the_nearest_f64_of_their_text() {
+        let cases = [
+            ((2, 3, 4), "0.6667"),
+            ((1, 3, 6), "0.333333"),
+            ((5, 1, 3), "5"),
+            ((1, 8, 2), "0.13"),
+            ((1, 20, 3), "0.05"),
+            ((7, 1000, 3), "0.007"),
+            ((0, 0, 3), "0"),
+            ((1_615_127_182, 1_000_000_000, 9), "1.615127182"),
+        ];
+        for ((numer, denom, places), text) in cases {
+            let value = decimal(numer, denom, places);
+            assert_eq!(value, text.parse::<f64>().expect("a number"), "{text}");
+        }
+        assert_eq!(secs(1_615_127_182), 1.615127182);
+        assert_eq!(secs(100_000_000), 0.1);
+    }
+}
