@@ -3,10 +3,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export PATH="$root/scripts/node_modules/.bin:$HOME/.cargo/bin:$PATH"
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 
-# The two builds of the browser module: the app build that a JS app ships (crate/pkg/, default
-# features) and the full build with simulate() that the page and the benchmark load
-# (crate/pkg-full/).
+# The two builds of the browser module: the app build that a JS app ships, made into the npm
+# package by scripts/package (crate/pkg/, packed into target/package/), and the full build with
+# simulate() that the page and the benchmark load (crate/pkg-full/; not published).
 build_packages() {
-  wasm-pack build crate --release --target web --out-dir pkg --no-pack
+  "$root/scripts/package"
   wasm-pack build crate --release --target web --out-dir pkg-full --no-pack -- --features full
 }
