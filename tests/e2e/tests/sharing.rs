@@ -24,8 +24,9 @@
 //!   it was sent, and the Last HTTP response panel shows the field raw and as read (rule 19).
 //! - `reload_*`: a reload during a `"tabs"` block still waits for it; during a `"page"` block
 //!   it does not.
-//! - `dashboard_*`: the Dashboard screen of the page, with a screenshot under
-//!   `target/e2e-artifacts/`.
+//! - `dashboard_*`: the Dashboard screen of the page: its search widget's block (a scope of its
+//!   own) never holds back the palettes, coast's does hold back forest, and the Rate limits
+//!   panel lists both scopes; screenshots under `target/e2e-artifacts/`.
 
 use std::time::{Duration, Instant};
 
@@ -47,6 +48,10 @@ const LONG_DELAY_MS: f64 = 8000.0;
 const NOT_RETRIED_DELAY_MS: f64 = 5000.0;
 /// The quota reset (`t`) of the `RateLimit` field of `ratelimit-only-429`, in milliseconds.
 const RATELIMIT_RESET_MS: f64 = 3000.0;
+/// The quota reset (`t`) of the `RateLimit` field of `dashboard-search`, in milliseconds.
+const SEARCH_RESET_MS: f64 = 5000.0;
+/// The width of the Dashboard's screenshot, in CSS pixels.
+const SCREENSHOT_WIDTH: u32 = 1280;
 /// How long an action of the sharing page may take to end.
 const ACTION_LIMIT: Duration = Duration::from_secs(30);
 /// The jitter each action of the jitter case may add, in seconds.
@@ -902,12 +907,46 @@ async fn widgets(client: &Client) -> Value {
     .await
 }
 
+/// Makes the page `width` CSS pixels wide: the window is sized, then widened by whatever its
+/// frame takes.
+async fn page_width(client: &Client, width: u32) {
+    let inner = || async { js(client, "return window.innerWidth").await.as_u64() };
+    let mut outer = width;
+    for _ in 0..2 {
+        client
+            .set_window_size(outer, 1600)
+            .await
+            .expect("the window resizes");
+        match inner().await {
+            Some(w) if w == u64::from(width) => return,
+            Some(w) => outer = (outer + width).saturating_sub(w as u32),
+            None => break,
+        }
+    }
+    panic!("the page is {:?} px wide, not {width}", inner().await);
+}
+
+/// Whether a text of the Rate limits panel lists a block of every scope in `scopes`.
+fn lists_scopes(scopes: &[String]) -> String {
+    let checks: Vec<String> = scopes
+        .iter()
+        .map(|s| {
+            format!(
+                "t.includes({})",
+                json!(format!("{s}: the service asked us to wait"))
+            )
+        })
+        .collect();
+    format!("(t) => {}", checks.join(" && "))
+}
+
 async fn dashboard(browser: Browser) {
     let server = start_server().await;
     let session = session(browser).await;
     let client = &session.client;
     open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    // Every text the rate limits panel shows, recorded as it changes: the block is shown only
+    page_width(client, SCREENSHOT_WIDTH).await;
+    // Every text the rate limits panel shows, recorded as it changes: a block is shown only
     // while it lasts, however briefly a busy machine lets a poll see it.
     js(
         client,
@@ -918,14 +957,17 @@ async fn dashboard(browser: Browser) {
     )
     .await;
     click(client, "dash-load").await.expect("Load dashboard");
-    let shows_block = "return window.__panels.some((t) => t.includes('asked us to wait'))";
-    let blocked = wait_until(client, shows_block, Duration::from_secs(20)).await;
+    // Both limits at once: the origin's (coast's Retry-After) and the search scope's (its
+    // RateLimit field). The screenshot is taken as soon as the panel lists both.
+    let both = lists_scopes(&[server.base.clone(), "search".into()]);
+    let now_both = format!("return ({both})(document.getElementById('rate-limits').innerText)");
+    let shown_now = wait_until(client, &now_both, Duration::from_secs(20)).await;
+    screenshot(client, browser, "dashboard-scopes").await;
     let panel = js(
         client,
-        "return window.__panels.find((t) => t.includes('asked us to wait')) ?? null",
+        &format!("return window.__panels.find({both}) ?? null"),
     )
     .await;
-    screenshot(client, browser, "dashboard-blocked").await;
     let done = "return [...document.querySelectorAll('[data-collection]')]
                   .every((w) => w.dataset.outcome)";
     assert!(
@@ -936,23 +978,44 @@ async fn dashboard(browser: Browser) {
     let state = widgets(client).await;
     let log = |c: &str| run_log(&server.base, state[c]["run"].as_str().unwrap_or_default());
     let (coast, forest, desert) = (log("coast").await, log("forest").await, log("desert").await);
-    let end = block_end(&coast[0], COAST_DELAY_MS);
+    let search = log("search").await;
+    let coast_end = block_end(&coast[0], COAST_DELAY_MS);
+    let search_end = block_end(&search[0], SEARCH_RESET_MS);
     let zero = number(&coast[0], "arrival_ms");
     println!(
-        "{} dashboard: rate limits panel {panel}; coast {:?}, forest {:?}, desert {:?} s; \
-         the block ends by {:.3} s; widgets {state}",
+        "{} dashboard: rate limits panel {panel}; coast {:?}, forest {:?}, desert {:?}, \
+         search {:?} s; coast's block ends by {:.3} s, search's by {:.3} s; widgets {state}",
         browser.name(),
         times_after(&coast, zero),
         times_after(&forest, zero),
         times_after(&desert, zero),
-        (end - zero) / 1000.0
+        times_after(&search, zero),
+        (coast_end - zero) / 1000.0,
+        (search_end - zero) / 1000.0
     );
-    assert!(blocked, "the rate limits panel never showed the block");
-    for c in ["coast", "forest", "desert"] {
+    for c in ["coast", "forest", "desert", "search"] {
         assert_eq!(state[c]["outcome"], "success", "{state}");
     }
-    assert_eq!((coast.len(), forest.len(), desert.len()), (2, 2, 1));
-    assert!(number(&forest[1], "arrival_ms") >= end);
+    let lengths = (coast.len(), forest.len(), desert.len(), search.len());
+    assert_eq!(lengths, (2, 2, 1, 2));
+    assert_eq!(search[0]["retry_after"], Value::Null, "{search:?}");
+    // Coast's Retry-After holds back forest, a palette of the same (the origin's) limit.
+    assert!(number(&forest[1], "arrival_ms") >= coast_end);
+    // The search block was known while coast's still held (the panel listed both), so both
+    // palettes' retries went out after it was announced: before its end, they did not wait.
+    for (name, palette) in [("coast", &coast), ("forest", &forest)] {
+        assert!(
+            number(&palette[1], "arrival_ms") < search_end,
+            "{name}'s retry waited for the search widget's block"
+        );
+    }
+    // And the search widget waited what its RateLimit field said.
+    assert!(number(&search[1], "arrival_ms") >= search_end);
+    assert!(
+        shown_now,
+        "the rate limits panel never listed both scopes at once"
+    );
+    assert!(panel.is_string(), "no recorded panel lists both scopes");
     let after = "return document.getElementById('rate-limits').innerText.includes('No rate limit')";
     assert!(wait_until(client, after, Duration::from_secs(20)).await);
     session.close().await;
