@@ -554,20 +554,11 @@ async fn not_retried(browser: Browser) {
 
 browser_tests!(not_retried: not_retried_chromium, not_retried_firefox);
 
-/// The page-only half of the third-tab check. The first tab holds a `share: "page"` block of
-/// the origin and, as a witness, a `"tabs"` block of the scope `sentinel`, learned after it. A
-/// second tab, open all along, hears the witness but not the page block. The witness is then
-/// taken out of `localStorage` and the second tab closed, so that a third tab, opened during
-/// both blocks, can only learn the witness by asking the first tab: once it has, it would have
-/// learned the page block too (the first tab answers with its blocks in the order it learned
-/// them). It lists no block of the origin, and its action (`share: "tabs"`) goes at once,
-/// before the page block ends.
-async fn third_tab_during_page_block(client: &Client, base: &str, browser: Browser) {
-    open_sharing(client, base).await;
-    let first = client.window().await.expect("the first tab");
-    let second = new_tab(client, base).await;
-    js(client, "return window.sharing.rateLimits()").await;
-    to_tab(client, &first).await;
+/// In the current (first) tab: a `share: "page"` block of the origin, then a `"tabs"` block of
+/// the scope `sentinel`, the witness. Only the witness is kept for later pages; it is then
+/// taken out of `localStorage`, so that a tab can learn it only from this one. Returns the page
+/// block's run id.
+async fn page_block_and_witness(client: &Client, base: &str, browser: Browser) -> String {
     let block = run_id(browser, "third-tab-page-block");
     start(
         client,
@@ -593,6 +584,24 @@ async fn third_tab_during_page_block(client: &Client, base: &str, browser: Brows
         "the page block was stored: {kept}"
     );
     js(client, "window.sharing.forgetStored()").await;
+    block
+}
+
+/// The page-only half of the third-tab check. The first tab holds a `share: "page"` block of
+/// the origin and, as a witness, a `"tabs"` block learned after it
+/// ([`page_block_and_witness`]). A second tab, open all along, hears the witness but not the
+/// page block. With the second tab closed, a third tab, opened during both blocks, can only
+/// learn the witness by asking the first tab: once it has, it would have learned the page
+/// block too (the first tab answers with its blocks in the order it learned them). It lists no
+/// block of the origin, and its action (`share: "tabs"`) goes at once, before the page block
+/// ends.
+async fn third_tab_during_page_block(client: &Client, base: &str, browser: Browser) {
+    open_sharing(client, base).await;
+    let first = client.window().await.expect("the first tab");
+    let second = new_tab(client, base).await;
+    js(client, "return window.sharing.rateLimits()").await;
+    to_tab(client, &first).await;
+    let block = page_block_and_witness(client, base, browser).await;
 
     to_tab(client, &second).await;
     let heard = start_when_listed(client, Some("sentinel"), vec![]).await;
@@ -940,14 +949,9 @@ fn lists_scopes(scopes: &[String]) -> String {
     format!("(t) => {}", checks.join(" && "))
 }
 
-async fn dashboard(browser: Browser) {
-    let server = start_server().await;
-    let session = session(browser).await;
-    let client = &session.client;
-    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    page_width(client, SCREENSHOT_WIDTH).await;
-    // Every text the rate limits panel shows, recorded as it changes: a block is shown only
-    // while it lasts, however briefly a busy machine lets a poll see it.
+/// Records every text the Rate limits panel shows, as it changes, in `window.__panels`: a
+/// block is shown only while it lasts, however briefly a busy machine lets a poll see it.
+async fn record_panels(client: &Client) {
     js(
         client,
         "const panel = document.getElementById('rate-limits');
@@ -956,27 +960,13 @@ async fn dashboard(browser: Browser) {
            .observe(panel, { childList: true, characterData: true, subtree: true });",
     )
     .await;
-    click(client, "dash-load").await.expect("Load dashboard");
-    // Both limits at once: the origin's (coast's Retry-After) and the search scope's (its
-    // RateLimit field). The screenshot is taken as soon as the panel lists both.
-    let both = lists_scopes(&[server.base.clone(), "search".into()]);
-    let now_both = format!("return ({both})(document.getElementById('rate-limits').innerText)");
-    let shown_now = wait_until(client, &now_both, Duration::from_secs(20)).await;
-    screenshot(client, browser, "dashboard-scopes").await;
-    let panel = js(
-        client,
-        &format!("return window.__panels.find({both}) ?? null"),
-    )
-    .await;
-    let done = "return [...document.querySelectorAll('[data-collection]')]
-                  .every((w) => w.dataset.outcome)";
-    assert!(
-        wait_until(client, done, ACTION_LIMIT).await,
-        "widgets did not end"
-    );
-    screenshot(client, browser, "dashboard-done").await;
-    let state = widgets(client).await;
-    let log = |c: &str| run_log(&server.base, state[c]["run"].as_str().unwrap_or_default());
+}
+
+/// The Dashboard's widgets by the server's log: coast's Retry-After holds back forest, the
+/// search widget's block holds back neither palette, and the search widget waits what its
+/// RateLimit field said. `panel` is the recorded Rate limits panel that listed both scopes.
+async fn check_dashboard_logs(base: &str, browser: Browser, state: &Value, panel: &Value) {
+    let log = |c: &str| run_log(base, state[c]["run"].as_str().unwrap_or_default());
     let (coast, forest, desert) = (log("coast").await, log("forest").await, log("desert").await);
     let search = log("search").await;
     let coast_end = block_end(&coast[0], COAST_DELAY_MS);
@@ -1011,6 +1001,36 @@ async fn dashboard(browser: Browser) {
     }
     // And the search widget waited what its RateLimit field said.
     assert!(number(&search[1], "arrival_ms") >= search_end);
+}
+
+async fn dashboard(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
+    page_width(client, SCREENSHOT_WIDTH).await;
+    record_panels(client).await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    // Both limits at once: the origin's (coast's Retry-After) and the search scope's (its
+    // RateLimit field). The screenshot is taken as soon as the panel lists both.
+    let both = lists_scopes(&[server.base.clone(), "search".into()]);
+    let now_both = format!("return ({both})(document.getElementById('rate-limits').innerText)");
+    let shown_now = wait_until(client, &now_both, Duration::from_secs(20)).await;
+    screenshot(client, browser, "dashboard-scopes").await;
+    let panel = js(
+        client,
+        &format!("return window.__panels.find({both}) ?? null"),
+    )
+    .await;
+    let done = "return [...document.querySelectorAll('[data-collection]')]
+                  .every((w) => w.dataset.outcome)";
+    assert!(
+        wait_until(client, done, ACTION_LIMIT).await,
+        "widgets did not end"
+    );
+    screenshot(client, browser, "dashboard-done").await;
+    let state = widgets(client).await;
+    check_dashboard_logs(&server.base, browser, &state, &panel).await;
     assert!(
         shown_now,
         "the rate limits panel never listed both scopes at once"
