@@ -10,10 +10,12 @@ const actions = new Map();
 const urlFor = (name, run, collection) =>
   `/palettes?collection=${encodeURIComponent(collection)}&scenario=${encodeURIComponent(name)}&run=${encodeURIComponent(run)}`;
 
-/** The policy of an action: the defaults, with `jitter_s` when one is asked for. */
-function policyOf(jitter_s) {
+/** The policy of an action: the defaults, with `jitter_s` and `ratelimit_fields` when asked
+ *  for. */
+function policyOf(jitter_s, ratelimit_fields) {
   const policy = { budget_s: 20, max_attempts: 3, attempt_cap_s: 4 };
   if (jitter_s) policy.jitter_s = jitter_s;
+  if (ratelimit_fields) policy.ratelimit_fields = true;
   return policy;
 }
 
@@ -37,11 +39,15 @@ function show() {
   document.getElementById("runs").textContent = lines.join("\n") || "None yet.";
 }
 
-/** Starts an action of `scenario` as run `run`; `share` and `jitter_s` as given. */
-function start({ scenario, run, share = "page", jitter_s = 0, collection = "coast" }) {
-  const record = { done: null, error: null };
+/** Starts an action of `scenario` as run `run`; `share`, `scope` (none: the origin),
+ *  `jitter_s` and `ratelimit_fields` as given. The record keeps the wall clock at the press,
+ *  which the test compares with the server's `arrival_unix_ms` (one machine, one clock). */
+function start({ scenario, run, share = "page", scope, jitter_s = 0, ratelimit_fields = false, collection = "coast" }) {
+  const record = { done: null, error: null, pressed_unix_ms: Date.now() };
   actions.set(run, record);
-  fetchWithBudget(urlFor(scenario, run, collection), { policy: policyOf(jitter_s), share })
+  const options = { policy: policyOf(jitter_s, ratelimit_fields), share };
+  if (scope !== undefined) options.scope = scope;
+  fetchWithBudget(urlFor(scenario, run, collection), options)
     .then((report) => { record.done = summary(report); })
     .catch((e) => { record.error = String(e?.message ?? e); })
     .finally(show);
@@ -54,17 +60,18 @@ function result(run) {
   const record = actions.get(run);
   if (!record) return { error: `no action ${run}` };
   if (record.error) return { error: record.error };
-  return record.done;
+  return record.done && { ...record.done, pressed_unix_ms: record.pressed_unix_ms };
 }
 
-/** Once `rateLimits()` lists a block (asked every 5 ms), starts an action for each spec, all in
- *  the task that saw the block: each then starts while the block is known, however long the
- *  test's own round trips take on a busy machine. Resolves with the list seen. */
-function startWhenBlocked(specs) {
+/** Once `rateLimits()` lists a block of `scope` (any scope when it is null; asked every 5 ms),
+ *  starts an action for each spec, all in the task that saw the block: each then starts while
+ *  the block is known, however long the test's own round trips take on a busy machine.
+ *  Resolves with the list seen. */
+function startWhenListed(scope, specs) {
   return new Promise((resolve) => {
     const poll = () => {
       const limits = rateLimits();
-      if (limits.length === 0) {
+      if (!limits.some((l) => scope === null || l.scope === scope)) {
         setTimeout(poll, 5);
         return;
       }
@@ -75,6 +82,23 @@ function startWhenBlocked(specs) {
   });
 }
 
-window.sharing = { start, startWhenBlocked, result, rateLimits: () => rateLimits() };
+/** The key under which the module keeps the blocks shared with tabs for later pages. */
+const STORED = "retry-budget:blocks";
+
+/** What the module keeps in this origin's `localStorage` (`{ scope: until_ms }`), or null. */
+function stored() {
+  const text = localStorage.getItem(STORED);
+  return text === null ? null : JSON.parse(text);
+}
+
+window.sharing = {
+  start,
+  startWhenBlocked: (specs) => startWhenListed(null, specs),
+  startWhenListed,
+  result,
+  rateLimits: () => rateLimits(),
+  stored,
+  forgetStored: () => localStorage.removeItem(STORED),
+};
 
 init().then(() => { document.body.dataset.ready = "true"; });

@@ -15,8 +15,18 @@
 //!   and nothing at all when the block cannot fit its budget.
 //! - `jitter_*`: actions with `policy.jitter_s` waiting on one block start after its end,
 //!   spread over a range.
-//! - `dashboard_*`: the Dashboard screen of the page, with a screenshot under
-//!   `target/e2e-artifacts/`.
+//! - `not_retried_*`: a 200 and a non-retried 503 carrying `Retry-After` block nobody (rule 13).
+//! - `third_tab_*`: a tab opened during a `share: "page"` block learns nothing of it, even when
+//!   it asks; one opened during a `"tabs"` block learns it and waits.
+//! - `scopes_*`: a block on one scope never delays another scope of the origin, and holds back
+//!   its own.
+//! - `ratelimit_field_*`: a 429 with only `RateLimit: "default";r=0;t=3` is retried 3 s after
+//!   it was sent, and the Last HTTP response panel shows the field raw and as read (rule 19).
+//! - `reload_*`: a reload during a `"tabs"` block still waits for it; during a `"page"` block
+//!   it does not.
+//! - `dashboard_*`: the Dashboard screen of the page: its search widget's block (a scope of its
+//!   own) never holds back the palettes, coast's does hold back forest, and the Rate limits
+//!   panel lists both scopes; screenshots under `target/e2e-artifacts/`.
 
 use std::time::{Duration, Instant};
 
@@ -24,12 +34,24 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use e2e::{
-    browser_tests, click, js, js_with, number, open_ready, run_log, screenshot, session,
-    start_server, wait_until, Browser,
+    browser_tests, click, js, js_with, number, open_page, open_ready, run_log, screenshot, session,
+    start_action, start_server, text_of, wait_until, Browser,
 };
 
 /// The delay the `dashboard-coast` scenario's 429 asks for, in milliseconds.
 const COAST_DELAY_MS: f64 = 3000.0;
+/// The delay the `live-429-retry-after-8` scenario's 429 asks for, in milliseconds: long
+/// enough to open a tab or reload the page while it lasts.
+const LONG_DELAY_MS: f64 = 8000.0;
+/// The `Retry-After` that `live-200-retry-after-5` and `live-503-retry-after-5` carry, in
+/// milliseconds.
+const NOT_RETRIED_DELAY_MS: f64 = 5000.0;
+/// The quota reset (`t`) of the `RateLimit` field of `ratelimit-only-429`, in milliseconds.
+const RATELIMIT_RESET_MS: f64 = 3000.0;
+/// The quota reset (`t`) of the `RateLimit` field of `dashboard-search`, in milliseconds.
+const SEARCH_RESET_MS: f64 = 5000.0;
+/// The width of the Dashboard's screenshot, in CSS pixels.
+const SCREENSHOT_WIDTH: u32 = 1280;
 /// How long an action of the sharing page may take to end.
 const ACTION_LIMIT: Duration = Duration::from_secs(30);
 /// The jitter each action of the jitter case may add, in seconds.
@@ -98,16 +120,34 @@ async fn sent_log(base: &str, run: &str, count: usize) -> Vec<Value> {
 /// page's task that saw it (so each starts while the block is known, whatever this test's own
 /// round trips take); returns the list seen.
 async fn start_when_blocked(client: &Client, specs: Vec<Value>) -> Value {
+    start_when_listed(client, None, specs).await
+}
+
+/// As [`start_when_blocked`], once `rateLimits()` lists a block of `scope` (any, for `None`).
+async fn start_when_listed(client: &Client, scope: Option<&str>, specs: Vec<Value>) -> Value {
     let started = tokio::time::timeout(
         Duration::from_secs(20),
         js_with(
             client,
-            "return window.sharing.startWhenBlocked(arguments[0])",
-            vec![json!(specs)],
+            "return window.sharing.startWhenListed(arguments[0], arguments[1])",
+            vec![json!(scope), json!(specs)],
         ),
     )
     .await;
-    started.expect("rateLimits() never listed a block")
+    started.unwrap_or_else(|_| panic!("rateLimits() never listed a block of {scope:?}"))
+}
+
+/// Whether a `rateLimits()` list names `scope`.
+fn lists(limits: &Value, scope: &str) -> bool {
+    limits
+        .as_array()
+        .is_some_and(|l| l.iter().any(|b| b["scope"] == scope))
+}
+
+/// What the module keeps in the origin's `localStorage` for later pages (`{ scope: until_ms }`),
+/// or null.
+async fn stored(client: &Client) -> Value {
+    js(client, "return window.sharing.stored()").await
 }
 
 /// When the server sent a 429 asking for `delay_ms`, plus that delay: the earliest end of the
@@ -129,6 +169,30 @@ fn waited_for_origin(record: &Value) -> bool {
     record["waits"]
         .as_array()
         .is_some_and(|w| w.iter().any(|e| e["source"] == "origin_block"))
+}
+
+/// Whether the action went at once: it heard no block, waited for nothing, and its first
+/// attempt started at its press.
+fn went_at_once(record: &Value) -> bool {
+    record["blocked"].as_array().is_some_and(Vec::is_empty)
+        && record["waits"].as_array().is_some_and(Vec::is_empty)
+        && record["attempt_starts_s"] == json!([0])
+}
+
+/// Opens a new tab on the sharing page, makes it current, and returns its handle.
+async fn new_tab(client: &Client, base: &str) -> fantoccini::wd::WindowHandle {
+    let tab = client.new_window(true).await.expect("a new tab").handle;
+    to_tab(client, &tab).await;
+    open_sharing(client, base).await;
+    tab
+}
+
+/// Makes `tab` current.
+async fn to_tab(client: &Client, tab: &fantoccini::wd::WindowHandle) {
+    client
+        .switch_to_window(tab.clone())
+        .await
+        .expect("to the tab");
 }
 
 /// Case (a), one share mode: coast (429, `Retry-After: 3`) and forest (429, `Retry-After: 0`)
@@ -427,6 +491,421 @@ fn origin_jitter(record: &Value) -> f64 {
 
 browser_tests!(jitter: jitter_chromium, jitter_firefox);
 
+/// One half of the rule 13 check: `scenario` answers once with a status the policy does not
+/// retry, carrying `Retry-After: 5`; an action of the same origin pressed 2 s after the first,
+/// so after that response was received, sends its first request at once: before the moment a
+/// block announced by that response would have ended (the server's send plus 5 s).
+async fn not_retried_delays_nobody(client: &Client, base: &str, browser: Browser, scenario: &str) {
+    let first = run_id(browser, scenario);
+    let pressed = Instant::now();
+    start(client, json!({ "scenario": scenario, "run": first })).await;
+    let first_record = result(client, &first).await;
+    tokio::time::sleep_until((pressed + Duration::from_secs(2)).into()).await;
+    let next = run_id(browser, &format!("{scenario}-next"));
+    start(
+        client,
+        json!({ "scenario": "dashboard-desert", "run": next }),
+    )
+    .await;
+    let record = result(client, &next).await;
+    let first_log = run_log(base, &first).await;
+    let next_log = run_log(base, &next).await;
+    // When a block announced by the first response would have ended, on the server's clock.
+    let would_end = number(&first_log[0], "sent_ms") + NOT_RETRIED_DELAY_MS;
+    let arrival = number(&next_log[0], "arrival_ms");
+    println!(
+        "{} {scenario}: status {} with Retry-After {}; the next action, pressed {:.3} s after \
+         that response was sent, arrived {:.3} s after its press and {:.3} s before a block \
+         would have ended; its waits {}",
+        browser.name(),
+        first_log[0]["status"],
+        first_log[0]["retry_after"],
+        (number(&record, "pressed_unix_ms") - number(&first_log[0], "sent_unix_ms")) / 1000.0,
+        (number(&next_log[0], "arrival_unix_ms") - number(&record, "pressed_unix_ms")) / 1000.0,
+        (would_end - arrival) / 1000.0,
+        record["waits"]
+    );
+    assert_ne!(first_log[0]["status"], 429, "{first_log:?}");
+    assert_eq!(first_log[0]["retry_after"], "5", "{first_log:?}");
+    assert_eq!(
+        first_log.len(),
+        1,
+        "the first action was retried: {first_log:?}"
+    );
+    assert!(first_record["outcome"].is_string(), "{first_record}");
+    assert_eq!(record["outcome"], "success", "{record}");
+    assert!(
+        arrival < would_end,
+        "{scenario}: the next action was held back by a Retry-After on a status not retried"
+    );
+    assert!(went_at_once(&record), "{scenario}: {record}");
+}
+
+async fn not_retried(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_sharing(client, &server.base).await;
+    for scenario in ["live-200-retry-after-5", "live-503-retry-after-5"] {
+        not_retried_delays_nobody(client, &server.base, browser, scenario).await;
+    }
+    session.close().await;
+}
+
+browser_tests!(not_retried: not_retried_chromium, not_retried_firefox);
+
+/// In the current (first) tab: a `share: "page"` block of the origin, then a `"tabs"` block of
+/// the scope `sentinel`, the witness. Only the witness is kept for later pages; it is then
+/// taken out of `localStorage`, so that a tab can learn it only from this one. Returns the page
+/// block's run id.
+async fn page_block_and_witness(client: &Client, base: &str, browser: Browser) -> String {
+    let block = run_id(browser, "third-tab-page-block");
+    start(
+        client,
+        json!({ "scenario": "live-429-retry-after-8", "run": block, "share": "page" }),
+    )
+    .await;
+    start_when_listed(client, Some(base), vec![]).await;
+    let witness = run_id(browser, "third-tab-witness");
+    start(
+        client,
+        json!({ "scenario": "live-429-retry-after-8", "run": witness, "share": "tabs",
+                "scope": "sentinel" }),
+    )
+    .await;
+    start_when_listed(client, Some("sentinel"), vec![]).await;
+    let kept = stored(client).await;
+    assert!(
+        kept.get("sentinel").is_some(),
+        "the tabs block was not stored: {kept}"
+    );
+    assert!(
+        kept.get(base).is_none(),
+        "the page block was stored: {kept}"
+    );
+    js(client, "window.sharing.forgetStored()").await;
+    block
+}
+
+/// The page-only half of the third-tab check. The first tab holds a `share: "page"` block of
+/// the origin and, as a witness, a `"tabs"` block learned after it
+/// ([`page_block_and_witness`]). A second tab, open all along, hears the witness but not the
+/// page block. With the second tab closed, a third tab, opened during both blocks, can only
+/// learn the witness by asking the first tab: once it has, it would have learned the page
+/// block too (the first tab answers with its blocks in the order it learned them). It lists no
+/// block of the origin, and its action (`share: "tabs"`) goes at once, before the page block
+/// ends.
+async fn third_tab_during_page_block(client: &Client, base: &str, browser: Browser) {
+    open_sharing(client, base).await;
+    let first = client.window().await.expect("the first tab");
+    let second = new_tab(client, base).await;
+    js(client, "return window.sharing.rateLimits()").await;
+    to_tab(client, &first).await;
+    let block = page_block_and_witness(client, base, browser).await;
+
+    to_tab(client, &second).await;
+    let heard = start_when_listed(client, Some("sentinel"), vec![]).await;
+    client.close_window().await.expect("the second tab closes");
+    to_tab(client, &first).await;
+    new_tab(client, base).await;
+    let press = run_id(browser, "third-tab-page-press");
+    let asked = start_when_listed(
+        client,
+        Some("sentinel"),
+        vec![json!({ "scenario": "dashboard-desert", "run": press, "share": "tabs" })],
+    )
+    .await;
+    let record = result(client, &press).await;
+    let kept = stored(client).await;
+    client.close_window().await.expect("the third tab closes");
+    to_tab(client, &first).await;
+    let end = block_end(&sent_log(base, &block, 1).await[0], LONG_DELAY_MS);
+    let arrival = number(&run_log(base, &press).await[0], "arrival_ms");
+    println!(
+        "{} third tab, share \"page\": the second tab heard {heard}; the third tab, once told \
+         the witness, listed {asked}; its action arrived {:.3} s before the page block's end; \
+         stored then {kept}",
+        browser.name(),
+        (end - arrival) / 1000.0
+    );
+    assert!(
+        !lists(&heard, base),
+        "the page block reached the second tab: {heard}"
+    );
+    assert!(
+        !lists(&asked, base),
+        "the page block reached the third tab: {asked}"
+    );
+    assert_eq!(record["outcome"], "success", "{record}");
+    assert!(went_at_once(&record), "{record}");
+    assert!(
+        arrival < end,
+        "the third tab's action waited for the page block"
+    );
+    assert!(
+        kept.get(base).is_none(),
+        "the page block was stored: {kept}"
+    );
+}
+
+/// The tabs half of the third-tab check: a tab opened during a `share: "tabs"` block lists it,
+/// and its action (`"tabs"`) sends nothing before the block ends.
+async fn third_tab_during_tabs_block(client: &Client, base: &str, browser: Browser) {
+    open_sharing(client, base).await;
+    let block = run_id(browser, "third-tab-tabs-block");
+    start(
+        client,
+        json!({ "scenario": "live-429-retry-after-8", "run": block, "share": "tabs" }),
+    )
+    .await;
+    start_when_listed(client, Some(base), vec![]).await;
+    let kept = stored(client).await;
+    new_tab(client, base).await;
+    let press = run_id(browser, "third-tab-tabs-press");
+    let listed = start_when_listed(
+        client,
+        Some(base),
+        vec![json!({ "scenario": "dashboard-desert", "run": press, "share": "tabs" })],
+    )
+    .await;
+    let record = result(client, &press).await;
+    let end = block_end(&sent_log(base, &block, 1).await[0], LONG_DELAY_MS);
+    let log = run_log(base, &press).await;
+    println!(
+        "{} third tab, share \"tabs\": stored {kept}; the new tab listed {listed}; its action \
+         arrived {:.3} s after the block's end",
+        browser.name(),
+        (number(&log[0], "arrival_ms") - end) / 1000.0
+    );
+    assert!(
+        kept.get(base).is_some(),
+        "the tabs block was not stored: {kept}"
+    );
+    assert_eq!(record["outcome"], "success", "{record}");
+    assert_eq!(log.len(), 1);
+    assert!(
+        number(&log[0], "arrival_ms") >= end,
+        "sent during the block"
+    );
+    assert!(waited_for_origin(&record), "{record}");
+}
+
+async fn third_tab(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    third_tab_during_page_block(&session.client, &server.base, browser).await;
+    third_tab_during_tabs_block(&session.client, &server.base, browser).await;
+    session.close().await;
+}
+
+browser_tests!(third_tab: third_tab_chromium, third_tab_firefox);
+
+async fn scopes(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    let base = server.base.as_str();
+    open_sharing(client, base).await;
+    let a = run_id(browser, "scope-a-search");
+    start(
+        client,
+        json!({ "scenario": "dashboard-coast", "run": a, "scope": "search" }),
+    )
+    .await;
+    let (b, c) = (
+        run_id(browser, "scope-b-origin"),
+        run_id(browser, "scope-c-search"),
+    );
+    let limits = start_when_listed(
+        client,
+        Some("search"),
+        vec![
+            json!({ "scenario": "dashboard-desert", "run": b }),
+            json!({ "scenario": "dashboard-desert", "run": c, "scope": "search" }),
+        ],
+    )
+    .await;
+    let (b_record, c_record) = (result(client, &b).await, result(client, &c).await);
+    let end = block_end(&sent_log(base, &a, 1).await[0], COAST_DELAY_MS);
+    let (b_log, c_log) = (run_log(base, &b).await, run_log(base, &c).await);
+    println!(
+        "{} scopes: rateLimits() {limits} when B and C were pressed; B (the origin) arrived \
+         {:.3} s before the search block's end, C (search) {:.3} s after it",
+        browser.name(),
+        (end - number(&b_log[0], "arrival_ms")) / 1000.0,
+        (number(&c_log[0], "arrival_ms") - end) / 1000.0
+    );
+    assert!(
+        !lists(&limits, base),
+        "a search block listed as the origin's: {limits}"
+    );
+    assert_eq!((b_log.len(), c_log.len()), (1, 1));
+    assert!(
+        number(&b_log[0], "arrival_ms") < end,
+        "the origin's action waited for the search block"
+    );
+    assert!(went_at_once(&b_record), "{b_record}");
+    assert!(
+        number(&c_log[0], "arrival_ms") >= end,
+        "the search action was sent during the search block"
+    );
+    assert!(waited_for_origin(&c_record), "{c_record}");
+    assert_eq!(result(client, &a).await["outcome"], "success");
+    session.close().await;
+}
+
+browser_tests!(scopes: scopes_chromium, scopes_firefox);
+
+/// The Last HTTP response panel of the Palette List, as text: status, Retry-After raw and as
+/// read, RateLimit field.
+async fn last_response_panel(client: &Client) -> [String; 4] {
+    let mut shown = [const { String::new() }; 4];
+    for (text, id) in
+        shown
+            .iter_mut()
+            .zip(["last-status", "last-raw", "last-kind", "last-ratelimit"])
+    {
+        *text = text_of(client, id).await;
+    }
+    shown
+}
+
+async fn ratelimit_field(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_page(client, &server.base, "ratelimit-only-429").await;
+    let run = start_action(client).await;
+    let on_429 = "return document.getElementById('last-status').innerText === '429'";
+    assert!(
+        wait_until(client, on_429, ACTION_LIMIT).await,
+        "the panel never showed the 429"
+    );
+    let panel = last_response_panel(client).await;
+    let ended = "return !!document.body.dataset.outcome";
+    assert!(wait_until(client, ended, ACTION_LIMIT).await, "no outcome");
+    let outcome = js(client, "return document.body.dataset.outcome").await;
+    let log = run_log(&server.base, &run).await;
+    assert_eq!(log.len(), 2, "{log:?}");
+    let quota_back = number(&log[0], "sent_ms") + RATELIMIT_RESET_MS;
+    println!(
+        "{} RateLimit field: the 429 was sent at {:.3} s and the retry arrived {:.3} s after \
+         it; the panel during the wait: {panel:?}; outcome {outcome}",
+        browser.name(),
+        number(&log[0], "sent_ms") / 1000.0,
+        (number(&log[1], "arrival_ms") - number(&log[0], "sent_ms")) / 1000.0
+    );
+    assert_eq!(log[0]["status"], 429);
+    assert_eq!(
+        log[0]["retry_after"],
+        Value::Null,
+        "the 429 carried a Retry-After"
+    );
+    assert!(
+        number(&log[1], "arrival_ms") >= quota_back,
+        "retried before the RateLimit field's 3 s had passed"
+    );
+    assert_eq!(outcome, "success");
+    assert_eq!(panel[0], "429");
+    assert_eq!(panel[1], "(absent)");
+    assert_eq!(
+        panel[3],
+        r#""\"default\";r=0;t=3", read as exhausted: the quota is restored in 3 s"#
+    );
+    session.close().await;
+}
+
+browser_tests!(ratelimit_field: ratelimit_field_chromium, ratelimit_field_firefox);
+
+/// Reloads the page (as `location.reload()` does) and waits for the new document.
+async fn reload(client: &Client) {
+    client.refresh().await.expect("the page reloads");
+    assert!(
+        wait_until(
+            client,
+            "return document.body.dataset.ready === 'true'",
+            Duration::from_secs(20)
+        )
+        .await,
+        "the reloaded page did not become ready"
+    );
+}
+
+/// One half of the reload check: an action sharing as `share` gets a 429 asking for 8 s, the
+/// page reloads during the block, and a new action (`share: "tabs"`) is pressed in the new
+/// page. Returns what the new page listed, the new action's record, and its arrival minus the
+/// block's end, in seconds.
+async fn press_after_reload(
+    client: &Client,
+    base: &str,
+    browser: Browser,
+    share: &str,
+) -> (Value, Value, f64) {
+    open_sharing(client, base).await;
+    let block = run_id(browser, &format!("reload-{share}-block"));
+    start(
+        client,
+        json!({ "scenario": "live-429-retry-after-8", "run": block, "share": share }),
+    )
+    .await;
+    start_when_listed(client, Some(base), vec![]).await;
+    reload(client).await;
+    let listed = js(client, "return window.sharing.rateLimits()").await;
+    let press = run_id(browser, &format!("reload-{share}-press"));
+    start(
+        client,
+        json!({ "scenario": "dashboard-desert", "run": press, "share": "tabs" }),
+    )
+    .await;
+    let record = result(client, &press).await;
+    let block_log = run_log(base, &block).await;
+    let end = block_end(&block_log[0], LONG_DELAY_MS);
+    let after = (number(&run_log(base, &press).await[0], "arrival_ms") - end) / 1000.0;
+    println!(
+        "{} reload during a {share:?} block: the new page listed {listed}; its action arrived \
+         {after:.3} s after the block's end; waits {}",
+        browser.name(),
+        record["waits"]
+    );
+    assert_eq!(
+        block_log.len(),
+        1,
+        "the reloaded page's action went on: {block_log:?}"
+    );
+    assert_eq!(record["outcome"], "success", "{record}");
+    (listed, record, after)
+}
+
+async fn reloads(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let (client, base) = (&session.client, server.base.as_str());
+    let (listed, record, after) = press_after_reload(client, base, browser, "page").await;
+    assert!(
+        !lists(&listed, base),
+        "a page block outlived its page: {listed}"
+    );
+    assert!(
+        after < 0.0,
+        "the new page waited for the old page's page-only block"
+    );
+    assert!(went_at_once(&record), "{record}");
+    let (listed, record, after) = press_after_reload(client, base, browser, "tabs").await;
+    assert!(
+        lists(&listed, base),
+        "the reload forgot the block: {listed}"
+    );
+    assert!(
+        after >= 0.0,
+        "the new page's action was sent during the block"
+    );
+    assert!(waited_for_origin(&record), "{record}");
+    assert_eq!(record["blocked"][0]["at_s"], 0, "{record}");
+    session.close().await;
+}
+
+browser_tests!(reloads: reload_chromium, reload_firefox);
+
 /// The run ids and outcomes of the dashboard's widgets, by collection.
 async fn widgets(client: &Client) -> Value {
     js(
@@ -437,13 +916,42 @@ async fn widgets(client: &Client) -> Value {
     .await
 }
 
-async fn dashboard(browser: Browser) {
-    let server = start_server().await;
-    let session = session(browser).await;
-    let client = &session.client;
-    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    // Every text the rate limits panel shows, recorded as it changes: the block is shown only
-    // while it lasts, however briefly a busy machine lets a poll see it.
+/// Makes the page `width` CSS pixels wide: the window is sized, then widened by whatever its
+/// frame takes.
+async fn page_width(client: &Client, width: u32) {
+    let inner = || async { js(client, "return window.innerWidth").await.as_u64() };
+    let mut outer = width;
+    for _ in 0..2 {
+        client
+            .set_window_size(outer, 1600)
+            .await
+            .expect("the window resizes");
+        match inner().await {
+            Some(w) if w == u64::from(width) => return,
+            Some(w) => outer = (outer + width).saturating_sub(w as u32),
+            None => break,
+        }
+    }
+    panic!("the page is {:?} px wide, not {width}", inner().await);
+}
+
+/// Whether a text of the Rate limits panel lists a block of every scope in `scopes`.
+fn lists_scopes(scopes: &[String]) -> String {
+    let checks: Vec<String> = scopes
+        .iter()
+        .map(|s| {
+            format!(
+                "t.includes({})",
+                json!(format!("{s}: the service asked us to wait"))
+            )
+        })
+        .collect();
+    format!("(t) => {}", checks.join(" && "))
+}
+
+/// Records every text the Rate limits panel shows, as it changes, in `window.__panels`: a
+/// block is shown only while it lasts, however briefly a busy machine lets a poll see it.
+async fn record_panels(client: &Client) {
     js(
         client,
         "const panel = document.getElementById('rate-limits');
@@ -452,15 +960,68 @@ async fn dashboard(browser: Browser) {
            .observe(panel, { childList: true, characterData: true, subtree: true });",
     )
     .await;
+}
+
+/// The Dashboard's widgets by the server's log: coast's Retry-After holds back forest, the
+/// search widget's block holds back neither palette, and the search widget waits what its
+/// RateLimit field said. `panel` is the recorded Rate limits panel that listed both scopes.
+async fn check_dashboard_logs(base: &str, browser: Browser, state: &Value, panel: &Value) {
+    let log = |c: &str| run_log(base, state[c]["run"].as_str().unwrap_or_default());
+    let (coast, forest, desert) = (log("coast").await, log("forest").await, log("desert").await);
+    let search = log("search").await;
+    let coast_end = block_end(&coast[0], COAST_DELAY_MS);
+    let search_end = block_end(&search[0], SEARCH_RESET_MS);
+    let zero = number(&coast[0], "arrival_ms");
+    println!(
+        "{} dashboard: rate limits panel {panel}; coast {:?}, forest {:?}, desert {:?}, \
+         search {:?} s; coast's block ends by {:.3} s, search's by {:.3} s; widgets {state}",
+        browser.name(),
+        times_after(&coast, zero),
+        times_after(&forest, zero),
+        times_after(&desert, zero),
+        times_after(&search, zero),
+        (coast_end - zero) / 1000.0,
+        (search_end - zero) / 1000.0
+    );
+    for c in ["coast", "forest", "desert", "search"] {
+        assert_eq!(state[c]["outcome"], "success", "{state}");
+    }
+    let lengths = (coast.len(), forest.len(), desert.len(), search.len());
+    assert_eq!(lengths, (2, 2, 1, 2));
+    assert_eq!(search[0]["retry_after"], Value::Null, "{search:?}");
+    // Coast's Retry-After holds back forest, a palette of the same (the origin's) limit.
+    assert!(number(&forest[1], "arrival_ms") >= coast_end);
+    // The search block was known while coast's still held (the panel listed both), so both
+    // palettes' retries went out after it was announced: before its end, they did not wait.
+    for (name, palette) in [("coast", &coast), ("forest", &forest)] {
+        assert!(
+            number(&palette[1], "arrival_ms") < search_end,
+            "{name}'s retry waited for the search widget's block"
+        );
+    }
+    // And the search widget waited what its RateLimit field said.
+    assert!(number(&search[1], "arrival_ms") >= search_end);
+}
+
+async fn dashboard(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
+    page_width(client, SCREENSHOT_WIDTH).await;
+    record_panels(client).await;
     click(client, "dash-load").await.expect("Load dashboard");
-    let shows_block = "return window.__panels.some((t) => t.includes('asked us to wait'))";
-    let blocked = wait_until(client, shows_block, Duration::from_secs(20)).await;
+    // Both limits at once: the origin's (coast's Retry-After) and the search scope's (its
+    // RateLimit field). The screenshot is taken as soon as the panel lists both.
+    let both = lists_scopes(&[server.base.clone(), "search".into()]);
+    let now_both = format!("return ({both})(document.getElementById('rate-limits').innerText)");
+    let shown_now = wait_until(client, &now_both, Duration::from_secs(20)).await;
+    screenshot(client, browser, "dashboard-scopes").await;
     let panel = js(
         client,
-        "return window.__panels.find((t) => t.includes('asked us to wait')) ?? null",
+        &format!("return window.__panels.find({both}) ?? null"),
     )
     .await;
-    screenshot(client, browser, "dashboard-blocked").await;
     let done = "return [...document.querySelectorAll('[data-collection]')]
                   .every((w) => w.dataset.outcome)";
     assert!(
@@ -469,25 +1030,12 @@ async fn dashboard(browser: Browser) {
     );
     screenshot(client, browser, "dashboard-done").await;
     let state = widgets(client).await;
-    let log = |c: &str| run_log(&server.base, state[c]["run"].as_str().unwrap_or_default());
-    let (coast, forest, desert) = (log("coast").await, log("forest").await, log("desert").await);
-    let end = block_end(&coast[0], COAST_DELAY_MS);
-    let zero = number(&coast[0], "arrival_ms");
-    println!(
-        "{} dashboard: rate limits panel {panel}; coast {:?}, forest {:?}, desert {:?} s; \
-         the block ends by {:.3} s; widgets {state}",
-        browser.name(),
-        times_after(&coast, zero),
-        times_after(&forest, zero),
-        times_after(&desert, zero),
-        (end - zero) / 1000.0
+    check_dashboard_logs(&server.base, browser, &state, &panel).await;
+    assert!(
+        shown_now,
+        "the rate limits panel never listed both scopes at once"
     );
-    assert!(blocked, "the rate limits panel never showed the block");
-    for c in ["coast", "forest", "desert"] {
-        assert_eq!(state[c]["outcome"], "success", "{state}");
-    }
-    assert_eq!((coast.len(), forest.len(), desert.len()), (2, 2, 1));
-    assert!(number(&forest[1], "arrival_ms") >= end);
+    assert!(panel.is_string(), "no recorded panel lists both scopes");
     let after = "return document.getElementById('rate-limits').innerText.includes('No rate limit')";
     assert!(wait_until(client, after, Duration::from_secs(20)).await);
     session.close().await;
