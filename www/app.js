@@ -55,6 +55,7 @@ const GROUPS = [
   { key: "shared-limits.json", label: "Shared rate limits (section 4; the model row only)" },
   { key: "dashboard.json", label: "Dashboard widgets" },
   { key: "ratelimit-fields.json", label: "RateLimit fields (read when the policy asks)" },
+  { key: "live-sharing.json", label: "Live sharing checks (the sharing test page)" },
 ];
 
 /** Which group a scenario of `file` belongs to: the load and race pages' scenarios (named

@@ -751,7 +751,7 @@ async fn check_hostile(client: &Client, browser: Browser, base: &str) -> Vec<Str
 
 /// The picker's groups, in order: (label, the fixture file it takes its scenarios from, or
 /// "faulted" for the server's fault file, or "load" for the load and race pages' scenarios).
-const PICKER_GROUPS: [(&str, &str); 7] = [
+const PICKER_GROUPS: [(&str, &str); 8] = [
     (
         "Source document: schedules and stop table",
         "B62-16-schedules.json",
@@ -767,6 +767,10 @@ const PICKER_GROUPS: [(&str, &str); 7] = [
     (
         "RateLimit fields (read when the policy asks)",
         "ratelimit-fields.json",
+    ),
+    (
+        "Live sharing checks (the sharing test page)",
+        "live-sharing.json",
     ),
 ];
 
