@@ -242,11 +242,8 @@ pub async fn wait_until(client: &Client, script: &str, limit: Duration) -> bool 
     false
 }
 
-/// Opens `url` from a blank page, so that "ready" can only come from the new document, and
-/// waits for `document.body.dataset.ready`.
-pub async fn open_ready(client: &Client, url: &str) {
-    client.goto("about:blank").await.expect("a blank page");
-    client.goto(url).await.expect("the page opens");
+/// Waits for the page's `document.body.dataset.ready`; `what` names the page if it never is.
+async fn wait_ready(client: &Client, what: &str) {
     assert!(
         wait_until(
             client,
@@ -254,8 +251,45 @@ pub async fn open_ready(client: &Client, url: &str) {
             Duration::from_secs(20)
         )
         .await,
-        "{url} did not become ready"
+        "{what} did not become ready"
     );
+}
+
+/// Opens `url` from a blank page, so that "ready" can only come from the new document, and
+/// waits for `document.body.dataset.ready`.
+pub async fn open_ready(client: &Client, url: &str) {
+    client.goto("about:blank").await.expect("a blank page");
+    client.goto(url).await.expect("the page opens");
+    wait_ready(client, url).await;
+}
+
+/// Reloads the page (as `location.reload()` does) and waits for the new document to be ready.
+pub async fn reload(client: &Client) {
+    client.refresh().await.expect("the page reloads");
+    wait_ready(client, "the reloaded page").await;
+}
+
+/// Sets the viewport's width to `width` (the window is sized until `innerWidth` says so).
+pub async fn viewport(client: &Client, width: u32, height: u32) -> Result<(), String> {
+    let mut outer = width;
+    for _ in 0..3 {
+        client
+            .set_window_size(outer, height)
+            .await
+            .map_err(|e| format!("set_window_size: {e}"))?;
+        let inner = js(client, "return window.innerWidth")
+            .await
+            .as_u64()
+            .unwrap_or(0) as u32;
+        if inner == width {
+            return Ok(());
+        }
+        outer = (outer + width).saturating_sub(inner);
+    }
+    let inner = js(client, "return window.innerWidth").await;
+    Err(format!(
+        "the viewport could not be made {width} px wide (innerWidth {inner})"
+    ))
 }
 
 /// Opens the Palette List with `scenario` selected.

@@ -26,7 +26,7 @@ use serde_json::{json, Value};
 
 use e2e::{
     fixture, js, live_form, narrow_session, open_page, screenshot, start_action, start_server,
-    wait_until, Browser,
+    viewport, wait_until, Browser,
 };
 
 /// How far a live figure may be from the model's, in seconds.
@@ -317,29 +317,6 @@ fn check_timeline(case: &Case, timeline: &Value, model: &Report, live: &Report) 
         }
     }
     failures
-}
-
-/// Sets the viewport's width to `width` (the window is sized until `innerWidth` says so).
-async fn viewport(client: &Client, width: u32, height: u32) -> Result<(), String> {
-    let mut outer = width;
-    for _ in 0..3 {
-        client
-            .set_window_size(outer, height)
-            .await
-            .map_err(|e| format!("set_window_size: {e}"))?;
-        let inner = js(client, "return window.innerWidth")
-            .await
-            .as_u64()
-            .unwrap_or(0) as u32;
-        if inner == width {
-            return Ok(());
-        }
-        outer = (outer + width).saturating_sub(inner);
-    }
-    let inner = js(client, "return window.innerWidth").await;
-    Err(format!(
-        "the viewport could not be made {width} px wide (innerWidth {inner})"
-    ))
 }
 
 async fn timeline(client: &Client) -> Value {

@@ -34,8 +34,8 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use e2e::{
-    browser_tests, click, js, js_with, number, open_page, open_ready, run_log, screenshot, session,
-    start_action, start_server, text_of, wait_until, Browser,
+    browser_tests, click, js, js_with, number, open_page, open_ready, reload, run_log, screenshot,
+    session, start_action, start_server, text_of, viewport, wait_until, Browser,
 };
 
 /// The delay the `dashboard-coast` scenario's 429 asks for, in milliseconds.
@@ -817,20 +817,6 @@ async fn ratelimit_field(browser: Browser) {
 
 browser_tests!(ratelimit_field: ratelimit_field_chromium, ratelimit_field_firefox);
 
-/// Reloads the page (as `location.reload()` does) and waits for the new document.
-async fn reload(client: &Client) {
-    client.refresh().await.expect("the page reloads");
-    assert!(
-        wait_until(
-            client,
-            "return document.body.dataset.ready === 'true'",
-            Duration::from_secs(20)
-        )
-        .await,
-        "the reloaded page did not become ready"
-    );
-}
-
 /// One half of the reload check: an action sharing as `share` gets a 429 asking for 8 s, the
 /// page reloads during the block, and a new action (`share: "tabs"`) is pressed in the new
 /// page. Returns what the new page listed, the new action's record, and its arrival minus the
@@ -916,25 +902,6 @@ async fn widgets(client: &Client) -> Value {
     .await
 }
 
-/// Makes the page `width` CSS pixels wide: the window is sized, then widened by whatever its
-/// frame takes.
-async fn page_width(client: &Client, width: u32) {
-    let inner = || async { js(client, "return window.innerWidth").await.as_u64() };
-    let mut outer = width;
-    for _ in 0..2 {
-        client
-            .set_window_size(outer, 1600)
-            .await
-            .expect("the window resizes");
-        match inner().await {
-            Some(w) if w == u64::from(width) => return,
-            Some(w) => outer = (outer + width).saturating_sub(w as u32),
-            None => break,
-        }
-    }
-    panic!("the page is {:?} px wide, not {width}", inner().await);
-}
-
 /// Whether a text of the Rate limits panel lists a block of every scope in `scopes`.
 fn lists_scopes(scopes: &[String]) -> String {
     let checks: Vec<String> = scopes
@@ -1008,7 +975,9 @@ async fn dashboard(browser: Browser) {
     let session = session(browser).await;
     let client = &session.client;
     open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    page_width(client, SCREENSHOT_WIDTH).await;
+    viewport(client, SCREENSHOT_WIDTH, 1600)
+        .await
+        .expect("the window resizes");
     record_panels(client).await;
     click(client, "dash-load").await.expect("Load dashboard");
     // Both limits at once: the origin's (coast's Retry-After) and the search scope's (its
