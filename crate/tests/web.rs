@@ -1376,6 +1376,34 @@ fn sharing(share: &str, policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) 
     options
 }
 
+/// A scaled policy whose 4 s budget has room for a 1 s block.
+fn roomy() -> Value {
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    policy
+}
+
+/// One 200 after 50 ms.
+fn one_ok() -> Value {
+    json!([{ "duration_s": 0.05, "status": 200, "body": list() }])
+}
+
+/// Starts an action on `url`, sharing with the page, whose first response is a 429 asking for
+/// 1 s (then a 200), and returns once its receipt is told, so that the origin is blocked for
+/// about 1 s from then: the clock at its start, its promise, and its fetch (kept alive).
+async fn start_blocker(url: &str, policy: &Value) -> (f64, Promise, ScriptedFetch) {
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&blocker.to_string());
+    let log = UpdateLog::new();
+    let t0 = now_ms();
+    let run = start(url, &sharing("page", policy, &fetch, &log));
+    told(&log, "receipt").await;
+    (t0, run, fetch)
+}
+
 /// A 429 whose `Retry-After: 1` blocks the origin: the other action on the origin, rate
 /// limited with no wait of its own to speak of, sends its next request no earlier than the
 /// block ends, and says why it waited; with `share: "none"` it goes at once. `rateLimits()`
@@ -1390,8 +1418,7 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
         { "duration_s": 0.2, "status": 429, "headers": { "Retry-After": "0" } },
         { "duration_s": 0.05, "status": 200, "body": list() }
     ]);
-    let mut policy = scaled();
-    policy["budget_s"] = json!(4);
+    let policy = roomy();
     for (share, url) in [
         ("page", "http://shared.invalid/palettes"),
         ("none", "http://alone.invalid/palettes"),
@@ -1453,18 +1480,9 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
 #[wasm_bindgen_test]
 async fn an_action_pressed_while_blocked_waits_first_or_sends_nothing() {
     let url = "http://pressed.invalid/palettes";
-    let blocker = json!([
-        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
-        { "duration_s": 0.05, "status": 200, "body": list() }
-    ]);
-    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
-    let mut policy = scaled();
-    policy["budget_s"] = json!(4);
-    let fetch_a = ScriptedFetch::new(&blocker.to_string());
-    let log_a = UpdateLog::new();
-    let t0 = now_ms();
-    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
-    told(&log_a, "receipt").await;
+    let ok = one_ok();
+    let policy = roomy();
+    let (t0, a, _fetch_a) = start_blocker(url, &policy).await;
 
     let fetch_c = ScriptedFetch::new(&ok.to_string());
     let c = start(url, &sharing("page", &policy, &fetch_c, &UpdateLog::new()));
@@ -1519,19 +1537,10 @@ async fn an_action_pressed_while_blocked_waits_first_or_sends_nothing() {
 #[wasm_bindgen_test]
 async fn jitter_spreads_starts_after_a_shared_block_never_before() {
     let url = "http://jitter.invalid/palettes";
-    let blocker = json!([
-        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
-        { "duration_s": 0.05, "status": 200, "body": list() }
-    ]);
-    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
-    let mut policy = scaled();
-    policy["budget_s"] = json!(4);
+    let ok = one_ok();
+    let mut policy = roomy();
     policy["jitter_s"] = json!(0.6);
-    let fetch_a = ScriptedFetch::new(&blocker.to_string());
-    let log_a = UpdateLog::new();
-    let t0 = now_ms();
-    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
-    told(&log_a, "receipt").await;
+    let (t0, a, _fetch_a) = start_blocker(url, &policy).await;
     let waiting: Vec<(ScriptedFetch, Promise)> = (0..6)
         .map(|_| {
             let fetch = ScriptedFetch::new(&ok.to_string());
@@ -1589,9 +1598,8 @@ async fn heard_of(origin: &str) -> Value {
 async fn a_block_from_another_tab_reaches_the_actions_that_share_with_tabs() {
     let origin = "http://tabs.invalid";
     let url = "http://tabs.invalid/palettes";
-    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
-    let mut policy = scaled();
-    policy["budget_s"] = json!(4);
+    let ok = one_ok();
+    let policy = roomy();
     // Listening to the other tabs starts with the first look.
     to_json(&retry_budget::rate_limits());
     let tab = OtherTab::new();
@@ -1659,8 +1667,7 @@ const STORED: &str = "retry-budget:blocks";
 async fn first_request_ms(url: &str, share: &str, scope: Option<&str>, t0: f64) -> f64 {
     let ok = json!([{ "duration_s": 0.02, "status": 200, "body": list() }]);
     let fetch = ScriptedFetch::new(&ok.to_string());
-    let mut policy = scaled();
-    policy["budget_s"] = json!(4);
+    let policy = roomy();
     let opts = sharing(share, &policy, &fetch, &UpdateLog::new());
     if let Some(scope) = scope {
         set(&opts, "scope", &JsValue::from_str(scope));
@@ -1707,8 +1714,7 @@ async fn a_block_on_one_scope_never_delays_another() {
         { "duration_s": 0.02, "status": 200, "body": list() }
     ]);
     let fetch = ScriptedFetch::new(&limited.to_string());
-    let mut policy = scaled();
-    policy["budget_s"] = json!(4);
+    let policy = roomy();
     let opts = sharing("page", &policy, &fetch, &UpdateLog::new());
     set(&opts, "scope", &JsValue::from_str("search"));
     let log = UpdateLog::new();
