@@ -18,8 +18,9 @@ use crate::http_date::HttpDate;
 use crate::policy::{FieldError, Number, Policy, PolicyInput, Whole};
 use crate::utc::UtcTime;
 
-/// One scripted run: a policy, what each attempt gets, and when the user leaves.
-#[derive(Clone, Debug, PartialEq)]
+/// One scripted run: a policy, what each attempt gets, and when the user leaves. The default
+/// is an unnamed run of the default policy with no responses, no clock and nothing else.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scenario {
     /// Unique within its file.
     pub name: String,

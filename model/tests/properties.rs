@@ -26,6 +26,9 @@ use retry_budget_model::{
     Action, Decision, Outcome, Policy, ReceiptClock, Response, StatusSet, TransportError,
 };
 
+mod common;
+use common::{civil_from_days, LONG_DAYS, MONTHS, SHORT_DAYS};
+
 /// proptest's default of 256 cases a property (`PROPTEST_CASES` overrides it); no regression
 /// files are written into the source tree.
 fn config() -> ProptestConfig {
@@ -60,33 +63,6 @@ fn fallback(policy: &Policy, attempt: u32) -> Duration {
 
 /// `Mon, 01 Jan 2024 12:00:00 GMT`: the default base for dates when there is no wall clock.
 const DEFAULT_BASE_SECS: i64 = 1_704_110_400;
-const DAY_NAMES: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const LONG_DAY_NAMES: [&str; 7] = [
-    "Sunday",
-    "Monday",
-    "Tuesday",
-    "Wednesday",
-    "Thursday",
-    "Friday",
-    "Saturday",
-];
-const MONTH_NAMES: [&str; 12] = [
-    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-];
-
-/// (year, month 1-12, day 1-31) of a day counted from 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, usize, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, usize::try_from(month).unwrap_or(1), day)
-}
 
 /// The whole second `unix` (seconds since the epoch) as an HTTP-date: 0 = IMF-fixdate,
 /// 1 = RFC 850, anything else = asctime.
@@ -96,26 +72,47 @@ fn http_date(unix: i64, form: u8) -> String {
     let (year, month, day) = civil_from_days(days);
     let weekday = usize::try_from((days.rem_euclid(7) + 4) % 7).unwrap_or(0);
     let (h, m, s) = (of_day / 3600, of_day / 60 % 60, of_day % 60);
-    let mon = MONTH_NAMES[month - 1];
+    let mon = MONTHS[usize::try_from(month - 1).unwrap_or(0)];
     match form {
         0 => format!(
             "{}, {day:02} {mon} {year:04} {h:02}:{m:02}:{s:02} GMT",
-            DAY_NAMES[weekday]
+            SHORT_DAYS[weekday]
         ),
         1 => format!(
             "{}, {day:02}-{mon}-{:02} {h:02}:{m:02}:{s:02} GMT",
-            LONG_DAY_NAMES[weekday],
+            LONG_DAYS[weekday],
             year.rem_euclid(100)
         ),
         _ => format!(
             "{} {mon} {day:>2} {h:02}:{m:02}:{s:02} {year}",
-            DAY_NAMES[weekday]
+            SHORT_DAYS[weekday]
         ),
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Generators.
+
+/// A generated scenario: `policy`, the wall clock, the responses, when the user leaves and how
+/// late each timer fires; no blocks from others, no jitter draws, nothing expected.
+fn generated(
+    name: &str,
+    policy: Policy,
+    wall: Option<UtcTime>,
+    responses: Vec<ScriptedResponse>,
+    leaves: Option<Duration>,
+    late: Vec<Duration>,
+) -> Scenario {
+    Scenario {
+        name: name.to_owned(),
+        policy,
+        wall_clock_at_start: wall,
+        responses,
+        user_leaves_at: leaves,
+        timer_late_by: late,
+        ..Scenario::default()
+    }
+}
 
 /// What the rules say a generated `Retry-After` means.
 #[derive(Clone, Debug)]
@@ -393,18 +390,7 @@ fn arb_case_with(full: bool) -> BoxedStrategy<Case> {
         .prop_map(|(policy, wall, responses, leaves, late)| {
             let (responses, oracle): (Vec<_>, Vec<_>) = responses.into_iter().unzip();
             Case {
-                scenario: Scenario {
-                    name: "generated".to_owned(),
-                    about: None,
-                    policy,
-                    wall_clock_at_start: wall,
-                    responses,
-                    user_leaves_at: leaves,
-                    timer_late_by: late,
-                    origin_blocks: Vec::new(),
-                    jitter_draws: Vec::new(),
-                    expect: None,
-                },
+                scenario: generated("generated", policy, wall, responses, leaves, late),
                 oracle,
             }
         })
@@ -1364,18 +1350,7 @@ proptest! {
         leaves in prop::option::of(any_time()),
         late in vec(any_time(), 0..8),
     ) {
-        let scenario = Scenario {
-            name: "any".to_owned(),
-            about: None,
-            policy,
-            wall_clock_at_start: wall,
-            responses,
-            user_leaves_at: leaves,
-            timer_late_by: late,
-                    origin_blocks: Vec::new(),
-                    jitter_draws: Vec::new(),
-            expect: None,
-        };
+        let scenario = generated("any", policy, wall, responses, leaves, late);
         match simulate(&scenario) {
             Err(error) => {
                 prop_assert_eq!(error.field.as_str(), "responses");
@@ -1401,9 +1376,6 @@ proptest! {
 fn late_timer_scenario(late: Duration) -> Scenario {
     Scenario {
         name: "late timer".to_owned(),
-        about: None,
-        policy: Policy::new(),
-        wall_clock_at_start: None,
         responses: vec![
             ScriptedResponse {
                 duration: secs(2),
@@ -1422,11 +1394,8 @@ fn late_timer_scenario(late: Duration) -> Scenario {
                 },
             },
         ],
-        user_leaves_at: None,
         timer_late_by: vec![late],
-        origin_blocks: Vec::new(),
-        jitter_draws: Vec::new(),
-        expect: None,
+        ..Scenario::default()
     }
 }
 

@@ -128,7 +128,6 @@ fn arb_scenario(on_time: bool) -> impl Strategy<Value = Scenario> {
             .prop_map(
                 |(policy, wall, responses, blocks, draws, leaves, late)| Scenario {
                     name: "generated".to_owned(),
-                    about: None,
                     policy,
                     wall_clock_at_start: wall.then(|| UtcTime::from_unix_secs(WALL_SECS)),
                     responses,
@@ -136,7 +135,7 @@ fn arb_scenario(on_time: bool) -> impl Strategy<Value = Scenario> {
                     timer_late_by: late,
                     origin_blocks: blocks,
                     jitter_draws: draws,
-                    expect: None,
+                    ..Scenario::default()
                 },
             )
     })
