@@ -21,21 +21,13 @@ use retry_budget_model::http_date::{DateForm, HttpDate};
 use retry_budget_model::retry_after::RetryAfter;
 use retry_budget_model::utc::UtcTime;
 
+// The tests' independent calendar, names and two-digit-year rule.
+#[path = "../../tests/common/mod.rs"]
+mod common;
+use common::{days_from_civil, fifty_year_rule, LONG_DAYS, MONTHS, SHORT_DAYS};
+
 const NANOS_PER_SEC: i64 = 1_000_000_000;
 const NANOS_PER_DAY: i64 = 86_400 * NANOS_PER_SEC;
-const SHORT_DAYS: [&[u8]; 7] = [b"Sun", b"Mon", b"Tue", b"Wed", b"Thu", b"Fri", b"Sat"];
-const LONG_DAYS: [&[u8]; 7] = [
-    b"Sunday",
-    b"Monday",
-    b"Tuesday",
-    b"Wednesday",
-    b"Thursday",
-    b"Friday",
-    b"Saturday",
-];
-const MONTHS: [&[u8]; 12] = [
-    b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
-];
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -171,19 +163,6 @@ fn receipts(seed: u64) -> Vec<UtcTime> {
         out.push(start.saturating_sub(1));
     }
     out.into_iter().map(UtcTime::from_unix_nanos).collect()
-}
-
-/// RFC 9110: the latest year ending in `yy` that is at most 50 years after `receipt_year`,
-/// computed by stepping rather than by the crate's modular arithmetic.
-fn fifty_year_rule(yy: i64, receipt_year: i64) -> i64 {
-    let mut year = receipt_year - receipt_year.rem_euclid(100) + yy;
-    while year > receipt_year + 50 {
-        year -= 100;
-    }
-    while year + 100 <= receipt_year + 50 {
-        year += 100;
-    }
-    year
 }
 
 /// The fields of an HTTP-date as the reference reading found them.
@@ -338,10 +317,10 @@ fn expect(b: &[u8], literals: &[(usize, &[u8])]) -> Option<()> {
         .then_some(())
 }
 
-fn index_of(names: &[&[u8]], text: &[u8]) -> Option<i64> {
+fn index_of(names: &[&str], text: &[u8]) -> Option<i64> {
     names
         .iter()
-        .position(|name| *name == text)
+        .position(|name| name.as_bytes() == text)
         .and_then(|i| i64::try_from(i).ok())
 }
 
@@ -359,17 +338,6 @@ fn days_in_month(year: i64, month: i64) -> i64 {
         4 | 6 | 9 | 11 => 30,
         _ => 31,
     }
-}
-
-/// Days from 1970-01-01 to a proleptic Gregorian date (H. Hinnant's `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 fn fnv1a(data: &[u8]) -> u64 {

@@ -160,6 +160,30 @@ impl Recipe<'_> {
         }
     }
 
+    /// A `RateLimit` field: well-formed members, the parser's edges, or garbage.
+    fn ratelimit(&mut self) -> String {
+        match self.byte() % 4 {
+            0 => format!("\"default\";r={};t={}", self.byte() % 4, self.byte() % 40),
+            1 => self
+                .pick(&[
+                    "\"a\";r=0;t=3, \"b\";r=0;t=9",
+                    "\"default\";r=0;t=1234567890123456",
+                    "\"default\";r=0;t=2.5",
+                    "\"default\";r=0;t=-1",
+                    "(\"x\" \"y\");r=0;t=3",
+                    "\"default\";r=0",
+                ])
+                .into(),
+            2 => self
+                .pick(&["", ",", "\"", "r=0;t=3", "\"d\";r=0;t=3,", "\u{e9}"])
+                .into(),
+            _ => {
+                let bytes: Vec<u8> = (0..self.byte() % 12).map(|_| self.byte()).collect();
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+        }
+    }
+
     fn retry_after(&mut self) -> Option<String> {
         let value = match self.byte() % 16 {
             0 => return None,
@@ -218,6 +242,10 @@ impl Recipe<'_> {
                         headers.push((name.to_owned(), value));
                     }
                 }
+                for _ in 0..self.byte() % 3 {
+                    let value = self.ratelimit();
+                    headers.push((self.pick(&["RateLimit", "ratelimit"]).to_owned(), value));
+                }
                 Reply::Http {
                     status,
                     headers,
@@ -245,6 +273,7 @@ fn built(r: &mut Recipe<'_>) -> Scenario {
         retry_statuses: statuses,
         trust_local_clock: r.byte() % 2 == 1,
         jitter: r.duration(),
+        ratelimit_fields: r.byte() % 2 == 1,
     };
     let wall_clock_at_start = match r.byte() % 4 {
         0 => None,
@@ -272,7 +301,6 @@ fn built(r: &mut Recipe<'_>) -> Scenario {
         .collect();
     Scenario {
         name: "built".into(),
-        about: None,
         policy,
         wall_clock_at_start,
         responses,
@@ -280,6 +308,6 @@ fn built(r: &mut Recipe<'_>) -> Scenario {
         timer_late_by,
         origin_blocks,
         jitter_draws,
-        expect: None,
+        ..Scenario::default()
     }
 }
