@@ -319,6 +319,18 @@ fn check_timeline(case: &Case, timeline: &Value, model: &Report, live: &Report) 
     failures
 }
 
+/// The page's scroll width, the viewport's, and the innermost elements whose right edge passes
+/// the viewport (tag, id or class, and the edge), to say what made a page too wide.
+const WIDTHS: &str = "
+    const inner = window.innerWidth;
+    const past = [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > inner + 0.5)
+        .filter((e) => ![...e.children].some((c) => c.getBoundingClientRect().right > inner + 0.5))
+        .slice(0, 5)
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}${e.className ? '.' + e.className : ''} ${Math.round(e.getBoundingClientRect().right)}`);
+    return [document.scrollingElement.scrollWidth, inner, past.join(', ')];
+";
+
 async fn timeline(client: &Client) -> Value {
     // The timeline redraws on the next frame after a resize.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -337,17 +349,16 @@ async fn check_narrow(
     if let Err(e) = viewport(client, NARROW, 2400).await {
         return vec![e];
     }
-    let widths = js(
-        client,
-        "return [document.scrollingElement.scrollWidth, window.innerWidth]",
-    )
-    .await;
+    let widths = js(client, WIDTHS).await;
     let (scroll, inner) = (
         widths[0].as_f64().unwrap_or(f64::INFINITY),
         widths[1].as_f64().unwrap_or(0.0),
     );
     if scroll > inner {
-        failures.push(format!("at {NARROW} px the page is {scroll} px wide"));
+        failures.push(format!(
+            "at {NARROW} px the page is {scroll} px wide; past the edge: {}",
+            widths[2]
+        ));
     }
     let drawn = timeline(client).await;
     failures.extend(
