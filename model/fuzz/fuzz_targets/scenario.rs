@@ -11,8 +11,9 @@
 //! For every scenario either way, `simulate` never panics and either fails only for running out
 //! of scripted responses (or, built in code, for an invalid policy), or returns a report where
 //!   - `elapsed_s == request_s + wait_s` exactly;
-//!   - `1 <= attempts <= max_attempts`, one start time per attempt, in order, each with room
-//!     for the per-attempt cap inside the budget;
+//!   - `attempts <= max_attempts`, one start time per attempt, in order, each with room for
+//!     the per-attempt cap inside the budget; no attempt only when a block heard before the
+//!     first start (or a late timer or a departure during its wait) stopped the action;
 //!   - there is an outcome and exactly one `stop` event, the last one, at `elapsed_s`, with
 //!     that outcome;
 //!   - event times never go backwards;
@@ -23,6 +24,7 @@
 use core::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
+use retry_budget_model::action::StopCause;
 use retry_budget_model::policy::{Policy, StatusSet};
 use retry_budget_model::scenario::{parse_file, OriginBlock, Reply, Scenario, ScriptedResponse};
 use retry_budget_model::simulate::simulate;
@@ -66,7 +68,25 @@ fn check(scenario: &Scenario) {
         report.request_s.0 + report.wait_s.0,
         "{name}: elapsed_s != request_s + wait_s"
     );
-    assert!(report.attempts >= 1, "{name}: no attempt");
+    if report.attempts == 0 {
+        // Only a block heard before the first start (rules 14-17), its wait's late timer, or a
+        // departure during that wait stops an action before it sends anything.
+        let cause = match report.events.last() {
+            Some(Event::Stop { cause, .. }) => Some(cause),
+            _ => None,
+        };
+        assert!(
+            matches!(
+                cause,
+                Some(
+                    StopCause::OriginBlocked { .. }
+                        | StopCause::LateWake { .. }
+                        | StopCause::Left { in_flight: false }
+                )
+            ),
+            "{name}: no attempt, stopped by {cause:?}"
+        );
+    }
     assert!(
         report.attempts <= policy.max_attempts,
         "{name}: {} attempts > max_attempts {}",
