@@ -250,7 +250,7 @@ impl<O: FnMut(Note)> Sim<O> {
                 Kind::Ours { policy, .. } => {
                     let (action, d) = Action::start_untraced(policy, &[], 0.0)
                         .expect("the policies here are valid");
-                    (Client::Ours(Box::new(action)), Step::from_decision(d))
+                    (Client::Ours(action), Step::from_decision(d))
                 }
                 Kind::Ky => (Client::Ky(Ky::default()), Ky::FIRST),
                 Kind::Naive => (Client::Naive(Naive::default()), Naive::FIRST),

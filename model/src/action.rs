@@ -543,7 +543,7 @@ impl Action {
         blocked_until: &[Duration],
         draw: f64,
     ) -> Result<(Action, Decision), PolicyError> {
-        Action::begin(policy, blocked_until, draw, true)
+        Action::begin(policy, blocked_until, draw)
     }
 
     /// [`Action::start_on_origin`] for an action whose blocks are shared under `scope`: the
@@ -554,7 +554,7 @@ impl Action {
         blocked_until: &[Duration],
         draw: f64,
     ) -> Result<(Action, Decision), PolicyError> {
-        let (mut action, first) = Action::begin(policy, blocked_until, draw, true)?;
+        let (mut action, first) = Action::begin(policy, blocked_until, draw)?;
         action.scope = scope;
         Ok((action, first))
     }
@@ -562,12 +562,17 @@ impl Action {
     /// [`Action::start_on_origin`] without a trace: every decision, figure and visible line is
     /// the same, but no event is kept ([`Action::events`] stays empty). For simulations of
     /// many actions at once, where nobody reads a trace and keeping one costs most of the run.
+    /// The action is made on the heap where it stays: a fleet keeps a million of them, and
+    /// moving one there from the stack cost more than deciding its first step.
     pub fn start_untraced(
         policy: Policy,
         blocked_until: &[Duration],
         draw: f64,
-    ) -> Result<(Action, Decision), PolicyError> {
-        Action::begin(policy, blocked_until, draw, false)
+    ) -> Result<(Box<Action>, Decision), PolicyError> {
+        policy.validate()?;
+        let mut action = Box::new(Action::idle(policy, false));
+        let first = action.enter(blocked_until, draw);
+        Ok((action, first))
     }
 
     /// An action whose screen let go before it began (its signal was already aborted): it sent
@@ -583,19 +588,24 @@ impl Action {
         policy: Policy,
         blocked_until: &[Duration],
         draw: f64,
-        traced: bool,
     ) -> Result<(Action, Decision), PolicyError> {
         policy.validate()?;
-        let mut action = Action::idle(policy, traced);
-        for until in blocked_until {
-            action.learn_block(Duration::ZERO, *until);
-        }
-        let first = if action.block.is_zero() {
-            action.start_attempt(Duration::ZERO)
-        } else {
-            action.begin_wait(0, None, draw)
-        };
+        let mut action = Action::idle(policy, true);
+        let first = action.enter(blocked_until, draw);
         Ok((action, first))
+    }
+
+    /// The press, at elapsed zero, on an idle action: it learns the blocks known then, and
+    /// sends its first attempt or waits for the origin (rule 14).
+    fn enter(&mut self, blocked_until: &[Duration], draw: f64) -> Decision {
+        for until in blocked_until {
+            self.learn_block(Duration::ZERO, *until);
+        }
+        if self.block.is_zero() {
+            self.start_attempt(Duration::ZERO)
+        } else {
+            self.begin_wait(0, None, draw)
+        }
     }
 
     /// An action at elapsed zero that has done nothing yet (and is not running).
