@@ -240,6 +240,8 @@ async fn static_site(browser: Browser) {
         failures.extend(check_prediction(client, browser, &server.base, name).await);
     }
     failures.extend(check_fleet(client, browser, &server.base).await);
+    // Closed before the verdict: a session only dropped leaves its browser running.
+    session.close().await;
     assert!(
         failures.is_empty(),
         "{} from a static server:\n{}",
