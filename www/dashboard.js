@@ -77,10 +77,14 @@ function showLast(widget, events) {
   for (const [key, el] of Object.entries(widget.fields)) el.textContent = shown[key];
 }
 
+/** The module's default policy, asked once (the widgets use its budget and cap). */
+let defaults = null;
+const policyDefaults = () => (defaults ??= defaultPolicy());
+
 /** Draws a widget's timeline over the budget: the blocks it heard behind, requests and waits on
  *  top. */
 function draw(widget, s) {
-  const W = 360, H = 58, left = 8, right = 12, span = defaultPolicy().budget_s;
+  const W = 360, H = 58, left = 8, right = 12, span = policyDefaults().budget_s;
   const x = (t) => left + (Math.max(0, Math.min(t, span)) / span) * (W - left - right);
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -108,7 +112,7 @@ async function run(widget, pressedAt) {
   const owns = () => widget.action === me;
   const runId = crypto.randomUUID();
   const offset = (performance.now() - pressedAt) / 1000;
-  const cap_s = defaultPolicy().attempt_cap_s;
+  const cap_s = policyDefaults().attempt_cap_s;
   const drawn = (now) => spans(me.events, { cap_s, now, offset });
   const redraw = () => owns() && draw(widget, drawn((performance.now() - pressedAt) / 1000));
   const ticker = setInterval(redraw, 100);

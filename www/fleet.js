@@ -5,8 +5,7 @@
 // second at the service over time; the table has the command's figures, each cell keeping the
 // exact number in data-value.
 import { SVG, addTo } from "./svg.js";
-
-const $ = (id) => document.getElementById(id);
+import { $, showLines, text } from "./view.js";
 
 /** The inputs: element id, option name, and whether the option is a word. */
 const INPUTS = [
@@ -58,13 +57,6 @@ function simulateInWorker(options) {
     worker.onerror = (e) => resolve({ error: `the simulation's worker failed: ${e.message}` });
     worker.postMessage(options);
   });
-}
-
-function text(tag, content, className) {
-  const el = document.createElement(tag);
-  el.textContent = content;
-  if (className) el.className = className;
-  return el;
 }
 
 /** The options the inputs name; an empty number input is left to the default. */
@@ -206,7 +198,7 @@ function showLegend(result, options) {
 function status(lines, failed) {
   const box = $("fleet-status");
   box.classList.toggle("fleet-error", !!failed);
-  box.replaceChildren(...lines.map((line) => text("p", line)));
+  showLines(box, lines);
 }
 
 /** Runs the simulation on the inputs, in the worker, and shows it. */

@@ -543,7 +543,10 @@ impl Action {
         blocked_until: &[Duration],
         draw: f64,
     ) -> Result<(Action, Decision), PolicyError> {
-        Action::begin(policy, blocked_until, draw)
+        policy.validate()?;
+        let mut action = Action::idle(policy, true);
+        let first = action.enter(blocked_until, draw);
+        Ok((action, first))
     }
 
     /// [`Action::start_on_origin`] for an action whose blocks are shared under `scope`: the
@@ -554,7 +557,7 @@ impl Action {
         blocked_until: &[Duration],
         draw: f64,
     ) -> Result<(Action, Decision), PolicyError> {
-        let (mut action, first) = Action::begin(policy, blocked_until, draw)?;
+        let (mut action, first) = Action::start_on_origin(policy, blocked_until, draw)?;
         action.scope = scope;
         Ok((action, first))
     }
@@ -582,17 +585,6 @@ impl Action {
         action.record(Event::Left { at: Duration::ZERO });
         action.finish(StopCause::Left { in_flight: false });
         action
-    }
-
-    fn begin(
-        policy: Policy,
-        blocked_until: &[Duration],
-        draw: f64,
-    ) -> Result<(Action, Decision), PolicyError> {
-        policy.validate()?;
-        let mut action = Action::idle(policy, true);
-        let first = action.enter(blocked_until, draw);
-        Ok((action, first))
     }
 
     /// The press, at elapsed zero, on an idle action: it learns the blocks known then, and
@@ -666,11 +658,12 @@ impl Action {
         let cause = self.stops_at(status, attempt);
         // Rules 13, 19, 20: what the others sharing this limit must wait for, announced even
         // when this action stops here. Only a retryable status's delay binds this action too.
+        let retryable = self.policy.retries(status);
         let last = attempt >= self.policy.max_attempts;
         self.announced = timing
-            .announces(&self.policy, status, last)
+            .announces(retryable, last)
             .map(|d| now.saturating_add(d));
-        if let (Some(until), true) = (self.announced, self.policy.retries(status)) {
+        if let (Some(until), true) = (self.announced, retryable) {
             self.block = self.block.max(until);
         }
         let next = timing.next;

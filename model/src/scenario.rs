@@ -513,7 +513,5 @@ fn wall_clock(value: &Value) -> Result<UtcTime, FieldError> {
 
 /// A list of non-negative seconds such as `timer_late_by_s`, each named `field[k]` in errors.
 pub fn seconds_list(field: &str, list: Vec<Number>) -> Result<Vec<Duration>, FieldError> {
-    (list.into_iter().enumerate())
-        .map(|(k, n)| n.seconds(&format!("{field}[{k}]")))
-        .collect()
+    each(field, list, |n| n.seconds(""))
 }

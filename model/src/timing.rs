@@ -70,8 +70,9 @@ impl Timing {
     /// response whose field says the quota is spent for `T > 0` seconds (a 2xx, a status that
     /// is not retried, a retryable one on the last attempt), unless a valid `Retry-After` on a
     /// retryable status took precedence.
-    pub(crate) fn announces(&self, policy: &Policy, status: u16, last: bool) -> Option<Duration> {
-        let retryable = policy.retries(status);
+    /// `retryable`: the policy retries the response's status; `last`: it answered the last
+    /// allowed attempt.
+    pub(crate) fn announces(&self, retryable: bool, last: bool) -> Option<Duration> {
         match self.next {
             ServerDelay::Usable(WaitSource::RateLimit, reset) if retryable && !last => Some(reset),
             ServerDelay::Usable(source, delay) if retryable && source != WaitSource::RateLimit => {
