@@ -8,5 +8,8 @@ export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 # simulate() that the page and the benchmark load (crate/pkg-full/; not published).
 build_packages() {
   "$root/scripts/package"
-  wasm-pack build crate --release --target web --out-dir pkg-full --no-pack -- --features full
+  build_full
+}
+build_full() {
+  (cd "$root" && wasm-pack build crate --release --target web --out-dir pkg-full --no-pack -- --features full)
 }

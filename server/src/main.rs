@@ -34,11 +34,7 @@ fn main() -> ExitCode {
         // `--help` (on stdout, exit 0) or a usage error (on stderr, exit 2).
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()

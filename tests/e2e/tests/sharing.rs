@@ -34,8 +34,9 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use e2e::{
-    browser_tests, click, js, js_with, number, open_page, open_ready, reload, run_log, screenshot,
-    session, start_action, start_server, text_of, viewport, wait_until, Browser,
+    browser_tests, click, js, js_with, number, open_page, open_ready, reload, run_log,
+    run_log_once, screenshot, session, start_action, start_server, text_of, viewport, wait_until,
+    Browser,
 };
 
 /// The delay the `dashboard-coast` scenario's 429 asks for, in milliseconds.
@@ -102,18 +103,10 @@ async fn result(client: &Client, run: &str) -> Value {
 
 /// The server's `/palettes` log of `run` once its first `count` responses have been sent.
 async fn sent_log(base: &str, run: &str, count: usize) -> Vec<Value> {
-    let deadline = Instant::now() + ACTION_LIMIT;
-    loop {
-        let log = run_log(base, run).await;
-        if log.iter().filter(|e| e["sent_ms"].is_number()).count() >= count {
-            return log;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "run {run}: {count} responses not sent"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let sent = |log: &[Value]| log.iter().filter(|e| e["sent_ms"].is_number()).count() >= count;
+    run_log_once(base, run, sent, ACTION_LIMIT)
+        .await
+        .unwrap_or_else(|| panic!("run {run}: {count} responses not sent"))
 }
 
 /// Starts an action for each of `specs` once `rateLimits()` in the page lists a block, in the
