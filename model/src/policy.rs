@@ -201,6 +201,10 @@ impl Policy {
     /// fits without jitter still fits with it. A draw outside [0, 1) (or NaN) is clamped into
     /// it; the result is rounded to the nanosecond and never exceeds `jitter`.
     pub fn jitter_for(&self, draw: f64, earliest: Duration) -> Duration {
+        if self.jitter.is_zero() {
+            // No spread to draw: most policies, and the fleet's hottest path.
+            return Duration::ZERO;
+        }
         let room = self
             .budget
             .saturating_sub(self.attempt_cap)
