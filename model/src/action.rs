@@ -582,7 +582,7 @@ impl Action {
     /// nothing and waited for nothing, and its report says so: `user_left` at 0, no attempt.
     pub fn abandoned(policy: Policy) -> Action {
         let mut action = Action::idle(policy, true);
-        action.record(Event::Left { at: Duration::ZERO });
+        action.record(|_| Event::Left { at: Duration::ZERO });
         action.finish(StopCause::Left { in_flight: false });
         action
     }
@@ -774,7 +774,7 @@ impl Action {
         self.request_time = self
             .request_time
             .saturating_add(now.saturating_sub(started));
-        self.record(Event::Failure {
+        self.record(|_| Event::Failure {
             at: now,
             attempt,
             error: error.clone(),
@@ -790,7 +790,7 @@ impl Action {
         match self.phase {
             Phase::Waiting(plan, _) => {
                 let now = self.advance(now);
-                self.record(Event::Timer {
+                self.record(|_| Event::Timer {
                     at: now,
                     due: plan.until,
                 });
@@ -837,7 +837,7 @@ impl Action {
             }
         };
         let now = self.advance(now);
-        self.record(Event::Left { at: now });
+        self.record(|_| Event::Left { at: now });
         self.finish(StopCause::Left { in_flight })
     }
 
@@ -960,9 +960,12 @@ impl Action {
             .is_some_and(|end| end <= self.policy.budget)
     }
 
-    /// Adds `event` to the trace, when the action keeps one.
-    fn record(&mut self, event: Event) {
+    /// Adds the event that `event` makes to the trace, when the action keeps one. Without a
+    /// trace the event is never made: an untraced action (a fleet's) decides at the cost of
+    /// its decisions alone.
+    fn record(&mut self, event: impl FnOnce(&Action) -> Event) {
         if self.traced {
+            let event = event(self);
             self.events.push(event);
         }
     }
@@ -979,10 +982,10 @@ impl Action {
         self.attempt_starts.push(now);
         let attempt = self.attempts();
         let abort_at = now.saturating_add(self.policy.attempt_cap);
-        self.record(Event::Start {
+        self.record(|a| Event::Start {
             at: now,
             attempt,
-            remaining: self.remaining(now),
+            remaining: a.remaining(now),
         });
         self.phase = Phase::InFlight {
             attempt,
@@ -994,7 +997,7 @@ impl Action {
 
     /// Records a block that ends at `until`, arriving at `at`, and raises `B` to it.
     fn learn_block(&mut self, at: Duration, until: Duration) {
-        self.record(Event::Blocked { at, until });
+        self.record(|_| Event::Blocked { at, until });
         self.block = self.block.max(until);
     }
 
@@ -1075,10 +1078,10 @@ impl Action {
     /// wait for it.
     fn wait_on(&mut self, plan: PlannedWait, draw: f64) -> Decision {
         let at = self.now;
-        self.record(Event::Wait {
+        self.record(|a| Event::Wait {
             at,
             plan,
-            remaining: self.remaining(at),
+            remaining: a.remaining(at),
         });
         self.phase = Phase::Waiting(plan, draw);
         self.decision()
@@ -1087,14 +1090,12 @@ impl Action {
     fn finish(&mut self, cause: StopCause) -> Decision {
         let at = self.now;
         let outcome = cause.outcome();
-        if self.traced {
-            self.record(Event::Stop {
-                at,
-                outcome,
-                remaining: self.remaining(at),
-                cause: cause.clone(),
-            });
-        }
+        self.record(|a| Event::Stop {
+            at,
+            outcome,
+            remaining: a.remaining(at),
+            cause: cause.clone(),
+        });
         self.phase = Phase::Stopped;
         self.stop = Some((at, cause));
         Decision::Stop(outcome)
