@@ -100,10 +100,17 @@ struct Slot {
     answer: Answer,
     /// When the service answered this widget's latest request; `NEVER` before any.
     answered_at: u64,
-    /// The one timer that counts, `NEVER` for none: a timer event at another time is stale.
+    /// The one timer that counts, `NEVER` for none.
     timer: u64,
-    /// Whether that timer is in the queue.
+    /// Whether that timer is to be queued (it is not held back; see [`Sim::arm`]).
     queued: bool,
+    /// The time of this widget's one live timer entry in the queue, `NEVER` for none: an
+    /// entry at another time is stale. It may be earlier than `timer`, which moves later
+    /// without a new entry (see [`Sim::queue_timer`]).
+    entry: u64,
+    /// The timer's place among the events at its time: the sequence number it took when it
+    /// was queued, kept for the entry that carries it there.
+    timer_seq: u64,
     /// When the user was told a final outcome; `NEVER` before.
     done_at: u64,
     /// Requests sent.
@@ -232,12 +239,52 @@ impl<O: FnMut(Note)> Sim<O> {
         });
     }
 
+    /// Queues the widget's timer, which takes the next place in order now. When the widget
+    /// already has an entry in the queue no later than the timer, none is added: that entry
+    /// carries the timer on to its time when it comes up ([`Sim::timer_entry`]), in the place
+    /// it took here. A block moves many waits later; an entry for each move, left stale in the
+    /// queue until the wait's old end, made the queue half as large again.
+    fn queue_timer(&mut self, id: u32) {
+        self.seq += 1;
+        let slot = &mut self.slots[id as usize];
+        slot.timer_seq = self.seq;
+        if slot.entry <= slot.timer {
+            return;
+        }
+        slot.entry = slot.timer;
+        self.heap.push(Entry {
+            at: slot.timer,
+            seq: self.seq,
+            ev: Ev::Timer(id),
+        });
+    }
+
+    /// The widget's timer entry at `now` came up: the timer fires if it is due now, or is
+    /// carried on to its later time. Any other entry of the widget's is stale.
+    fn timer_entry(&mut self, now: u64, id: u32) {
+        let slot = &mut self.slots[id as usize];
+        if slot.entry != now {
+            return;
+        }
+        slot.entry = NEVER;
+        if slot.timer == now {
+            self.timer(now, id);
+        } else if slot.timer != NEVER && slot.queued {
+            let (at, seq) = (slot.timer, slot.timer_seq);
+            slot.entry = at;
+            self.heap.push(Entry {
+                at,
+                seq,
+                ev: Ev::Timer(id),
+            });
+        }
+    }
+
     fn step(&mut self, now: u64, ev: Ev) {
         match ev {
             Ev::Reach(id) => self.reach(now, id),
             Ev::Receive(id) => self.receive(now, id),
-            Ev::Timer(id) if self.slots[id as usize].timer == now => self.timer(now, id),
-            Ev::Timer(_) => {}
+            Ev::Timer(id) => self.timer_entry(now, id),
         }
     }
 
@@ -265,6 +312,8 @@ impl<O: FnMut(Note)> Sim<O> {
                 answered_at: NEVER,
                 timer: NEVER,
                 queued: false,
+                entry: NEVER,
+                timer_seq: 0,
                 done_at: NEVER,
                 sent: 0,
             });
@@ -290,8 +339,7 @@ impl<O: FnMut(Note)> Sim<O> {
         // unless the answer beats it.
         if slot.timer != NEVER && !slot.queued && reply > slot.timer {
             slot.queued = true;
-            let timer = slot.timer;
-            self.push(timer, Ev::Timer(id));
+            self.queue_timer(id);
         }
         self.push(reply, Ev::Receive(id));
     }
@@ -434,7 +482,7 @@ impl<O: FnMut(Note)> Sim<O> {
         slot.timer = at;
         slot.queued = !slot.in_flight || slot.due > at;
         if slot.queued {
-            self.push(at, Ev::Timer(id));
+            self.queue_timer(id);
         }
     }
 
