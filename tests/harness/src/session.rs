@@ -77,11 +77,11 @@ fn limits_for(browser: Browser) -> Limits {
 }
 
 /// A WebDriver server and a session of its browser. [`Session::close`] ends the session; the
-/// server is killed when this is dropped.
+/// server and every process of its browser are killed when this is dropped, closed or not.
 pub struct Session {
     /// The session.
     pub client: Client,
-    _driver: Process,
+    driver: Process,
 }
 
 impl Session {
@@ -100,10 +100,13 @@ impl Session {
         let launch = || launch_driver(browser);
         let (client, driver) = start_retrying(&what, launch, &caps, limits_for(browser)).await?;
         started_flag(browser).store(true, Ordering::Relaxed);
-        Ok(Session {
-            client,
-            _driver: driver,
-        })
+        Ok(Session { client, driver })
+    }
+
+    /// The WebDriver server's process id while it runs: also the id of the process group of
+    /// the browser it launched, all of which is killed when the session is dropped.
+    pub fn driver_id(&self) -> Option<u32> {
+        self.driver.id()
     }
 
     /// Ends the session (an error ending it is ignored: the driver goes with it).
@@ -142,13 +145,18 @@ async fn launch_driver(browser: Browser) -> Result<(Process, String), String> {
             c
         }
     };
+    // A group of its own, which its browser joins: dropping the server kills them all.
     let child = command
         .stdout(Stdio::null())
         .stderr(Stdio::null())
+        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(|e| format!("{} driver: {e} (run scripts/setup)", browser.name()))?;
-    Ok((Process::new(child), format!("http://127.0.0.1:{port}")))
+    Ok((
+        Process::leading_group(child),
+        format!("http://127.0.0.1:{port}"),
+    ))
 }
 
 /// Starts a session with `launch` and `caps` within `limits`; if that fails, once more with a
