@@ -504,6 +504,9 @@ pub struct Action {
     policy: Policy,
     phase: Phase,
     now: Duration,
+    /// Attempts started.
+    attempts: u32,
+    /// When each attempt started, kept with the trace.
     attempt_starts: Vec<Duration>,
     request_time: Duration,
     wait_time: Duration,
@@ -563,8 +566,9 @@ impl Action {
     }
 
     /// [`Action::start_on_origin`] without a trace: every decision, figure and visible line is
-    /// the same, but no event is kept ([`Action::events`] stays empty). For simulations of
-    /// many actions at once, where nobody reads a trace and keeping one costs most of the run.
+    /// the same, but no event or attempt start is kept ([`Action::events`] and
+    /// [`Action::attempt_starts`] stay empty). For simulations of many actions at once, where
+    /// nobody reads a trace and keeping one costs most of the run.
     /// The action is made on the heap where it stays: a fleet keeps a million of them, and
     /// moving one there from the stack cost more than deciding its first step.
     pub fn start_untraced(
@@ -606,6 +610,7 @@ impl Action {
             policy,
             phase: Phase::Stopped,
             now: Duration::ZERO,
+            attempts: 0,
             attempt_starts: Vec::new(),
             request_time: Duration::ZERO,
             wait_time: Duration::ZERO,
@@ -877,10 +882,11 @@ impl Action {
 
     /// Attempts started so far.
     pub fn attempts(&self) -> u32 {
-        u32::try_from(self.attempt_starts.len()).unwrap_or(u32::MAX)
+        self.attempts
     }
 
-    /// When each attempt started.
+    /// When each attempt started. Kept with the trace: empty for an untraced action, which
+    /// counts its attempts ([`Action::attempts`]) without storing their starts.
     pub fn attempt_starts(&self) -> &[Duration] {
         &self.attempt_starts
     }
@@ -979,8 +985,11 @@ impl Action {
 
     fn start_attempt(&mut self, now: Duration) -> Decision {
         let now = self.advance(now);
-        self.attempt_starts.push(now);
-        let attempt = self.attempts();
+        self.attempts = self.attempts.saturating_add(1);
+        let attempt = self.attempts;
+        if self.traced {
+            self.attempt_starts.push(now);
+        }
         let abort_at = now.saturating_add(self.policy.attempt_cap);
         self.record(|a| Event::Start {
             at: now,
@@ -1393,9 +1402,13 @@ mod tests {
             (traced.elapsed(), traced.request_time(), traced.wait_time()),
             (lean.elapsed(), lean.request_time(), lean.wait_time())
         );
-        assert_eq!(traced.attempt_starts(), lean.attempt_starts());
+        assert_eq!(traced.attempts(), lean.attempts());
+        // Waits for the block to 2 s plus a quarter of the jitter; after the 429, for its block moved
+        // to 7 s plus half of it.
+        let starts = [Duration::from_millis(2_250), Duration::from_millis(7_500)];
+        assert_eq!(traced.attempt_starts(), starts);
         assert!(traced.events().len() > 5);
-        assert!(lean.events().is_empty());
+        assert!(lean.events().is_empty() && lean.attempt_starts().is_empty());
     }
 
     #[test]

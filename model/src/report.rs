@@ -91,7 +91,7 @@ impl Action {
         let visible = self.visible();
         let cause = self.stopped().map(|(_, cause)| cause.clone());
         let (outcome, elapsed) = (cause.as_ref().map(StopCause::outcome), self.elapsed());
-        let (request, wait) = (self.request_time(), self.wait_time());
+        let (request, wait, attempts) = (self.request_time(), self.wait_time(), self.attempts());
         let policy = *self.policy();
         let (starts, last_response, events) = self.into_parts();
         Report {
@@ -99,7 +99,7 @@ impl Action {
             outcome,
             cause,
             elapsed_s: Secs(elapsed),
-            attempts: u32::try_from(starts.len()).unwrap_or(u32::MAX),
+            attempts,
             request_s: Secs(request),
             wait_s: Secs(wait),
             attempt_starts_s: starts.into_iter().map(Secs).collect(),
