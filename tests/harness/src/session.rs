@@ -172,30 +172,26 @@ where
     L: FnMut() -> F,
     F: Future<Output = Result<(D, String), String>>,
 {
-    let first = match start_once(&mut launch, caps, limits).await {
+    let first = match start_once(launch(), caps, limits).await {
         Ok(started) => return Ok(started),
         Err(first) => first,
     };
     eprintln!(
         "harness: {what} did not start ({first}); trying once more on a new WebDriver server"
     );
-    start_once(&mut launch, caps, limits)
+    start_once(launch(), caps, limits)
         .await
         .map_err(|second| format!("{what}: {second}; a first try had failed too: {first}"))
 }
 
-/// One start: launch a server, wait until it is ready, open a session on it.
-async fn start_once<D, L, F>(
-    launch: &mut L,
+/// One start: the server `launched` brings up (its process and URL), ready, then a session on
+/// it.
+async fn start_once<D: Launched>(
+    launched: impl Future<Output = Result<(D, String), String>>,
     caps: &Map<String, Value>,
     limits: Limits,
-) -> Result<(Client, D), String>
-where
-    D: Launched,
-    L: FnMut() -> F,
-    F: Future<Output = Result<(D, String), String>>,
-{
-    let (mut driver, url) = launch().await?;
+) -> Result<(Client, D), String> {
+    let (mut driver, url) = launched.await?;
     wait_until_ready(&url, &mut driver, limits.ready).await?;
     let mut builder = ClientBuilder::new(HttpConnector::new());
     builder.capabilities(caps.clone());
