@@ -230,13 +230,15 @@ fn nanos(d: Duration) -> u64 {
 }
 
 impl<O: FnMut(Note)> Sim<O> {
+    /// Queues `ev` at `at`, after everything queued so far for that time.
     fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Entry {
-            at,
-            seq: self.seq,
-            ev,
-        });
+        self.enqueue(at, self.seq, ev);
+    }
+
+    /// Queues `ev` at `at` in the place `seq` among the events at that time.
+    fn enqueue(&mut self, at: u64, seq: u64, ev: Ev) {
+        self.heap.push(Entry { at, seq, ev });
     }
 
     /// Queues the widget's timer, which takes the next place in order now. When the widget
@@ -252,11 +254,8 @@ impl<O: FnMut(Note)> Sim<O> {
             return;
         }
         slot.entry = slot.timer;
-        self.heap.push(Entry {
-            at: slot.timer,
-            seq: self.seq,
-            ev: Ev::Timer(id),
-        });
+        let at = slot.timer;
+        self.enqueue(at, self.seq, Ev::Timer(id));
     }
 
     /// The widget's timer entry at `now` came up: the timer fires if it is due now, or is
@@ -272,11 +271,7 @@ impl<O: FnMut(Note)> Sim<O> {
         } else if slot.timer != NEVER && slot.queued {
             let (at, seq) = (slot.timer, slot.timer_seq);
             slot.entry = at;
-            self.heap.push(Entry {
-                at,
-                seq,
-                ev: Ev::Timer(id),
-            });
+            self.enqueue(at, seq, Ev::Timer(id));
         }
     }
 
