@@ -319,8 +319,8 @@ async function supersede({ n, batch }) {
     if (ra.status === "rejected" && ra.reason?.name !== "AbortError") {
       out.aOutcomes[`threw ${ra.reason?.name}`] = 1;
     }
-    // A's response was due 0.3 s after it started: wait past it, then read the view.
-    if (i === n - 1) await sleep(400);
+    // A's response was due 1.5 s after it started: wait past it, then read the view.
+    if (i === n - 1) await sleep(1600);
     out.views.push(view.textContent);
   }
   out.lastView = view.textContent;
