@@ -34,14 +34,17 @@ impl Action {
                 plan.after_attempt.saturating_add(1),
                 tenths(self.remaining(plan.until)),
             )];
-            let mut asked = self.asked(plan);
-            if plan.source == WaitSource::RateLimit {
-                // The line above says it already.
-                asked.remove(0);
-            }
-            let why = [asked, jitter(plan.jitter)].concat().join(" ");
+            // What a RateLimit field said is on the line above already.
+            let requested = match plan.source {
+                WaitSource::RateLimit => None,
+                _ => requested(plan),
+            };
+            let why: Vec<String> = [requested, floor(plan), jitter(plan.jitter)]
+                .into_iter()
+                .flatten()
+                .collect();
             if !why.is_empty() {
-                lines.push(why);
+                lines.push(why.join(" "));
             }
             lines
         } else if let Some((_, cause)) = self.stopped() {
@@ -132,7 +135,7 @@ impl Action {
             ),
             StopCause::OriginBlocked { .. } => no_retry.into(),
             StopCause::RefusedWait { plan, .. } => {
-                let mut parts = self.asked(plan);
+                let mut parts: Vec<String> = [requested(plan), floor(plan)].into_iter().flatten().collect();
                 if plan.until <= policy.budget {
                     // The wait fits; the reserved cap does not.
                     let next = plan.after_attempt.saturating_add(1);
@@ -177,53 +180,52 @@ impl Action {
             tenths(policy.budget)
         )
     }
+}
 
-    /// What the service asked for, or why the local fallback applies, and the local floor when
-    /// it raised the wait. Nothing for an origin block: the line before already says the site
-    /// is blocked.
-    fn asked(&self, plan: &PlannedWait) -> Vec<String> {
-        let asked = match plan.source {
-            WaitSource::OriginBlock => return Vec::new(),
-            // Delay-seconds and dates both saturate here: a figure would only be an artefact.
-            WaitSource::ServerSeconds | WaitSource::ServerDate
-                if plan.delay.as_secs() == u64::MAX =>
-            {
-                "The service requested a delay longer than any budget.".into()
-            }
-            WaitSource::ServerSeconds | WaitSource::ServerDate => {
-                format!("The service requested a {}-second delay.", tenths(plan.delay))
-            }
-            // Cross-origin, a Retry-After that is not exposed looks exactly like none.
-            WaitSource::FallbackMissing => format!(
-                "No retry time reached this page (none was sent, or it was hidden); the local fallback is {}.",
-                seconds(plan.delay)
-            ),
-            WaitSource::RateLimit => format!(
-                "The service's RateLimit field says its quota is restored in {} s.",
-                tenths(plan.delay)
-            ),
-            WaitSource::FallbackInvalid => format!(
-                "The service's retry time could not be read; the local fallback is {}.",
-                seconds(plan.delay)
-            ),
-        };
-        let mut parts = vec![asked];
-        if plan.wait > plan.delay {
-            parts.push(format!("The local minimum wait is {}.", seconds(plan.wait)));
+/// What the service asked for, or why the local fallback applies. Nothing for an origin block:
+/// the line before already says the site is blocked.
+fn requested(plan: &PlannedWait) -> Option<String> {
+    let said = match plan.source {
+        WaitSource::OriginBlock => return None,
+        // Delay-seconds and dates both saturate here: a figure would only be an artefact.
+        WaitSource::ServerSeconds | WaitSource::ServerDate if plan.delay.as_secs() == u64::MAX => {
+            "The service requested a delay longer than any budget.".into()
         }
-        parts
-    }
+        WaitSource::ServerSeconds | WaitSource::ServerDate => {
+            format!("The service requested a {}-second delay.", tenths(plan.delay))
+        }
+        // Cross-origin, a Retry-After that is not exposed looks exactly like none.
+        WaitSource::FallbackMissing => format!(
+            "No retry time reached this page (none was sent, or it was hidden); the local fallback is {}.",
+            seconds(plan.delay)
+        ),
+        WaitSource::RateLimit => format!(
+            "The service's RateLimit field says its quota is restored in {} s.",
+            tenths(plan.delay)
+        ),
+        WaitSource::FallbackInvalid => format!(
+            "The service's retry time could not be read; the local fallback is {}.",
+            seconds(plan.delay)
+        ),
+    };
+    Some(said)
+}
+
+/// The local minimum wait, when it made the wait longer than what was asked for. Nothing for an
+/// origin block, whose wait is the block's own.
+fn floor(plan: &PlannedWait) -> Option<String> {
+    (plan.source != WaitSource::OriginBlock && plan.wait > plan.delay)
+        .then(|| format!("The local minimum wait is {}.", seconds(plan.wait)))
 }
 
 /// "The start is spread 2 seconds later, ...": what jitter added, when it added anything.
-fn jitter(jitter: Duration) -> Vec<String> {
-    if jitter.is_zero() {
-        return Vec::new();
-    }
-    vec![format!(
-        "The start is spread {} later, so that clients told the same time do not all retry at once.",
-        seconds(jitter)
-    )]
+fn jitter(jitter: Duration) -> Option<String> {
+    (!jitter.is_zero()).then(|| {
+        format!(
+            "The start is spread {} later, so that clients told the same time do not all retry at once.",
+            seconds(jitter)
+        )
+    })
 }
 
 /// "1 second", "2.5 seconds"
@@ -252,6 +254,69 @@ pub(crate) fn tenths(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::action::{ReceiptClock, Response};
+    use crate::policy::Policy;
+
+    /// The visible lines while waiting after attempt 1 was answered at 1 s with a 429 carrying
+    /// `retry_after` and `ratelimit`, its wait spread by `draw`.
+    fn waiting(
+        policy: Policy,
+        retry_after: Option<&str>,
+        ratelimit: Option<&str>,
+        draw: f64,
+    ) -> Vec<String> {
+        let (mut action, _) = Action::start(policy).expect("valid policy");
+        let response = Response {
+            status: 429,
+            retry_after,
+            ratelimit,
+            clock: ReceiptClock::Absent,
+        };
+        action.on_response_drawn(Duration::from_secs(1), response, draw);
+        assert!(action.pending_wait().is_some(), "{:?}", action.visible());
+        action.visible()
+    }
+
+    #[test]
+    fn a_wait_says_what_was_asked_and_what_raised_it() {
+        assert_eq!(
+            waiting(Policy::new(), Some("0"), None, 0.0),
+            [
+                "Waiting 1 s before attempt 2 of 3. 18 s of the budget left.",
+                "The service requested a 0-second delay. The local minimum wait is 1 second."
+            ]
+        );
+        assert_eq!(
+            waiting(Policy::new(), None, None, 0.0),
+            [
+                "Waiting 2 s before attempt 2 of 3. 17 s of the budget left.",
+                "No retry time reached this page (none was sent, or it was hidden); the local fallback is 2 seconds."
+            ]
+        );
+        let spread = Policy {
+            jitter: Duration::from_secs(2),
+            ..Policy::new()
+        };
+        assert_eq!(
+            waiting(spread, Some("3"), None, 0.5),
+            [
+                "Waiting 4 s before attempt 2 of 3. 15 s of the budget left.",
+                "The service requested a 3-second delay. The start is spread 1 second later, so that clients told the same time do not all retry at once."
+            ]
+        );
+    }
+
+    #[test]
+    fn a_ratelimit_wait_says_so_once() {
+        let fields = Policy {
+            ratelimit_fields: true,
+            ..Policy::new()
+        };
+        assert_eq!(
+            waiting(fields, None, Some(r#""default";r=0;t=3"#), 0.0),
+            ["Waiting 3 s before attempt 2 of 3: the service's RateLimit field says its quota is restored in 3 s. 16 s of the budget left."]
+        );
+    }
 
     #[test]
     fn seconds_round_to_a_tenth() {
