@@ -34,15 +34,13 @@ impl Action {
                 plan.after_attempt.saturating_add(1),
                 tenths(self.remaining(plan.until)),
             )];
+            let mut why = Vec::new();
             // What a RateLimit field said is on the line above already.
-            let requested = match plan.source {
-                WaitSource::RateLimit => None,
-                _ => requested(plan),
-            };
-            let why: Vec<String> = [requested, floor(plan), jitter(plan.jitter)]
-                .into_iter()
-                .flatten()
-                .collect();
+            if plan.source != WaitSource::RateLimit {
+                why.extend(requested(plan));
+            }
+            why.extend(floor(plan));
+            why.extend(jitter(plan.jitter));
             if !why.is_empty() {
                 lines.push(why.join(" "));
             }
@@ -135,7 +133,9 @@ impl Action {
             ),
             StopCause::OriginBlocked { .. } => no_retry.into(),
             StopCause::RefusedWait { plan, .. } => {
-                let mut parts: Vec<String> = [requested(plan), floor(plan)].into_iter().flatten().collect();
+                let mut parts = Vec::new();
+                parts.extend(requested(plan));
+                parts.extend(floor(plan));
                 if plan.until <= policy.budget {
                     // The wait fits; the reserved cap does not.
                     let next = plan.after_attempt.saturating_add(1);
