@@ -1697,6 +1697,15 @@ fn storage() -> web_sys::Storage {
 /// The key the module keeps those blocks under.
 const STORED: &str = "retry-budget:blocks";
 
+/// What is kept under [`STORED`], or "" when nothing is.
+fn stored_blocks() -> String {
+    storage()
+        .get_item(STORED)
+        .ok()
+        .flatten()
+        .unwrap_or_default()
+}
+
 /// An action pressed while `url`'s origin may be blocked: when its first request went, in ms
 /// from `t0`, and whether it went at once (its trace has no wait).
 async fn first_request_ms(url: &str, share: &str, scope: Option<&str>, t0: f64) -> (f64, bool) {
@@ -1821,11 +1830,7 @@ async fn a_page_only_block_never_leaves_the_page() {
         !heard.contains(page_scope),
         "a page-only block reached a tab: {heard}"
     );
-    let kept = storage()
-        .get_item(STORED)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let kept = stored_blocks();
     assert!(
         !kept.contains(page_scope),
         "a page-only block was kept: {kept}"
@@ -1886,11 +1891,7 @@ async fn blocks_shared_with_tabs_survive_a_reload() {
         tabs >= 800.0 - CLOCK_GRAIN_S * 1000.0,
         "the tabs action went at {tabs} ms, inside the stored block"
     );
-    let after = storage()
-        .get_item(STORED)
-        .ok()
-        .flatten()
-        .unwrap_or_default();
+    let after = stored_blocks();
     assert!(
         !after.contains("ended.invalid"),
         "an ended block is still kept: {after}"
