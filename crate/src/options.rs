@@ -66,10 +66,13 @@ impl OptionError {
     }
 }
 
-/// A value of the wrong type: `options.NAME must be WHAT, not TYPE`.
+/// A value of the wrong type: `options.NAME must be WHAT, not TYPE`, or `not "TEXT"` for a
+/// string, which may be of the right type and still not one of the values allowed.
 fn wrong_type(name: &str, what: &str, value: &JsValue) -> OptionError {
     let given = if value.is_null() {
         "null".into()
+    } else if value.is_string() {
+        js_sys::JSON::stringify(value).map_or_else(|_| "a string".into(), String::from)
     } else if Array::is_array(value) {
         "an array".into()
     } else {

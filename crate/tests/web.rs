@@ -1282,7 +1282,7 @@ async fn bad_options_give_clear_errors() {
         (
             "a number where a number of seconds belongs, written as a string",
             options(&json!({ "budget_s": "20" }), &fetch, &UpdateLog::new()),
-            "options.policy.budget_s must be a number, not string",
+            "options.policy.budget_s must be a number, not \"20\"",
         ),
         (
             "negative",

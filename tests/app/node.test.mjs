@@ -206,8 +206,10 @@ test("bad options reject with an error that names them, before anything is sent"
   };
   await refused(API, { fetch, method: "POST" }, TypeError, /reads only/);
   await refused(API, { fetch, policy: { budget_s: -1 } }, RangeError, /options\.policy\.budget_s: -1 is negative/);
-  await refused(API, { fetch, policy: { budget_s: "20" } }, TypeError, /options\.policy\.budget_s must be a number, not string/);
-  await refused(API, { fetch, share: "all" }, TypeError, /options\.share/);
+  await refused(API, { fetch, policy: { budget_s: "20" } }, TypeError, /options\.policy\.budget_s must be a number, not "20"/);
+  await refused(API, { fetch, share: "all" }, TypeError, /^fetchWithBudget: options\.share must be "page", "tabs" or "none", not "all"$/);
+  await refused(API, { fetch, screen: "" }, TypeError, /options\.screen must be a non-empty string, not ""$/);
+  await refused(API, { fetch, share: null, scope: 7 }, TypeError, /options\.scope must be a non-empty string, not number$/);
   await refused(API, { fetch, onUpdate: 3 }, TypeError, /options\.onUpdate/);
   await refused(API, { fetch, polcy: {} }, TypeError, /unknown option "polcy"; the options are policy, signal/);
   await refused(API, { fetch, policy: { budget: 5 } }, TypeError, /unknown policy field "budget"/);
