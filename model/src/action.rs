@@ -1262,6 +1262,36 @@ mod tests {
         }
     }
 
+    /// An RFC 850 date that no century makes possible (no year ending in 23 has a February 29)
+    /// is invalid by rule 6 with or without a clock: without one it falls back like any invalid
+    /// value, rather than stopping for want of a clock to read it.
+    #[test]
+    fn an_impossible_rfc850_date_falls_back_with_or_without_a_clock() {
+        let receipt = UtcTime::from_unix_secs(1_704_110_402);
+        let clocks = [
+            ReceiptClock::Server(receipt),
+            ReceiptClock::Local(receipt),
+            ReceiptClock::Absent,
+        ];
+        for clock in clocks {
+            let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+            let response = Response {
+                status: 429,
+                retry_after: Some("Wednesday, 29-Feb-23 00:00:00 GMT"),
+                ratelimit: None,
+                clock,
+            };
+            // Received at 2 s, after attempt 1: the 2 s fallback.
+            let decision = action.on_response(s(2), response);
+            assert_eq!(decision, Decision::Wait { until: s(4) }, "{clock:?}");
+            let header = &action.last_response().expect("a response").retry_after.header;
+            assert!(
+                matches!(header, RetryAfter::Invalid { .. }),
+                "{clock:?}: {header:?}"
+            );
+        }
+    }
+
     #[test]
     fn a_past_date_waits_the_local_floor() {
         let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
@@ -1416,9 +1446,11 @@ mod tests {
         let policy = Policy::new().with_ratelimit_fields(true);
         let spent = |t: u64| format!("\"default\";r=0;t={t}");
         let (five, zero, nine) = (spent(5), spent(0), spent(9));
+        // A valid date, which no clock measures here (every response has none).
+        let date = Some("Mon, 01 Jan 2024 12:00:06 GMT");
         /// (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
         type Case<'a> = (u16, Option<&'a str>, Option<&'a str>, u32, Option<u64>);
-        let cases: [Case; 10] = [
+        let cases: [Case; 13] = [
             // Rule 13: a retryable status's valid delay, on the last attempt too.
             (429, Some("3"), None, 3, Some(3)),
             (429, Some("3"), None, 1, Some(3)),
@@ -1434,6 +1466,11 @@ mod tests {
             (200, None, Some(&five), 3, Some(5)),
             (429, None, Some(&five), 1, Some(5)),
             (200, Some("1"), Some(&zero), 3, None),
+            // A date without a clock gives no delay to announce (rule 7 stops the action), so
+            // a spent quota is announced by rule 20, whether attempts are left or not.
+            (429, date, None, 3, None),
+            (429, date, Some(&nine), 3, Some(9)),
+            (429, date, Some(&nine), 1, Some(9)),
         ];
         for (status, retry_after, ratelimit, max, want) in cases {
             let (mut action, _) =

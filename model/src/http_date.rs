@@ -18,8 +18,10 @@ const LONG_DAY_NAMES: [&[u8]; 7] = [
 const MONTH_NAMES: [&[u8]; 12] = [
     b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec",
 ];
-/// A leap year, used to bound the day of a February whose two-digit year is not resolved yet.
-const ANY_LEAP_YEAR: i64 = 2000;
+/// Four consecutive centuries: the Gregorian calendar repeats every 400 years (146,097 days,
+/// a whole number of weeks), so between them they give every leap year and weekday a two-digit
+/// year can resolve to.
+const CYCLE_CENTURIES: [i64; 4] = [2000, 2100, 2200, 2300];
 
 /// Which of the three RFC 9110 HTTP-date forms a value was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,8 +38,9 @@ pub enum DateForm {
 ///
 /// A day name that does not match the date makes the value invalid: a sender that got the weekday
 /// wrong computed the date wrong, and a wait derived from it cannot be trusted. For the four-digit
-/// forms every check is done by [`HttpDate::parse`]; an RFC 850 date's two-digit year leaves
-/// February 29 and the weekday to be checked by [`HttpDate::resolve`].
+/// forms every check is done by [`HttpDate::parse`]; for an RFC 850 date it checks that some
+/// century makes February 29 and the weekday possible, and [`HttpDate::resolve`] checks them in
+/// the century the receipt resolves the year to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HttpDate {
     /// The full year, or for [`DateForm::Rfc850`] the unresolved two-digit year (0-99).
@@ -167,9 +170,13 @@ fn parse_rfc850(bytes: &[u8]) -> Option<HttpDate> {
     let (hour, minute, second) = c.time_of_day()?;
     c.literal(b" GMT")?;
     c.end()?;
-    // February 29 and the day name wait for the year to be resolved.
-    let day_fits = day >= 1 && u32::from(day) <= days_in_month(ANY_LEAP_YEAR, u32::from(month));
-    (day_fits && valid_time(hour, minute, second)).then_some(HttpDate {
+    // February 29 and the day name depend on the century, which only the receipt decides. A
+    // date that no century makes possible is invalid whatever the receipt, with or without a
+    // clock to resolve it; the others are checked again once the year is resolved.
+    let possible = CYCLE_CENTURIES
+        .iter()
+        .any(|century| checked_days(century + i64::from(year), month, day, weekday).is_some());
+    (possible && valid_time(hour, minute, second)).then_some(HttpDate {
         year,
         month,
         day,
@@ -672,9 +679,43 @@ mod tests {
             ),
         ];
         for &(name, text, receipt_year, want) in cases {
-            let date = HttpDate::parse(text).unwrap_or_else(|| panic!("{name}: did not parse"));
-            assert_eq!(date.form(), DateForm::Rfc850, "{name}");
-            assert_eq!(secs(&date, receipt_in(receipt_year)), want, "{name}");
+            let resolved = HttpDate::parse(text).and_then(|date| {
+                assert_eq!(date.form(), DateForm::Rfc850, "{name}");
+                secs(&date, receipt_in(receipt_year))
+            });
+            assert_eq!(resolved, want, "{name}");
+        }
+    }
+
+    /// A two-digit year leaves the century to the receipt, and with it February 29 and the
+    /// weekday. A date that no century makes possible is invalid as soon as it is read, so that
+    /// without a clock it is not taken for a date that only lacks one; a date that some century
+    /// makes possible is read, and checked again in the century the receipt gives it.
+    #[test]
+    fn an_rfc850_date_that_no_century_makes_possible_is_invalid_when_read() {
+        let impossible = [
+            // No year ending in 23 is a leap year.
+            "Wednesday, 29-Feb-23 00:00:00 GMT",
+            "Thursday, 29-Feb-23 00:00:00 GMT",
+            // 6 November of a year ending in 94 is a Sunday, Saturday, Thursday or Tuesday.
+            "Monday, 06-Nov-94 08:49:37 GMT",
+            "Wednesday, 06-Nov-94 08:49:37 GMT",
+            "Friday, 06-Nov-94 08:49:37 GMT",
+        ];
+        for text in impossible {
+            assert_eq!(HttpDate::parse(text), None, "{text}");
+        }
+        // 29 February 2000 was a Tuesday; 2100 is not a leap year.
+        let date = HttpDate::parse("Tuesday, 29-Feb-00 00:00:00 GMT").expect("possible in 2000");
+        assert_eq!(secs(&date, receipt_in(2024)), Some(951_782_400));
+        assert_eq!(secs(&date, receipt_in(2060)), None, "resolved to 2100");
+        for (weekday, year) in [("Saturday", 2094), ("Thursday", 2194), ("Tuesday", 2294)] {
+            let text = format!("{weekday}, 06-Nov-94 08:49:37 GMT");
+            let date = HttpDate::parse(&text).unwrap_or_else(|| panic!("{text}: possible"));
+            let days = days_from_civil(year, 11, 6);
+            let want = days * 86_400 + 8 * 3600 + 49 * 60 + 37;
+            assert_eq!(secs(&date, receipt_in(year - 10)), Some(want), "{text}");
+            assert_eq!(secs(&date, receipt_in(2024)), None, "{text} from 2024 is 1994");
         }
     }
 

@@ -68,8 +68,8 @@ impl Timing {
     /// receipt. Rule 13: a retryable status's server delay, even on the last attempt (its
     /// `RateLimit` reading too, under rule 19, unless it is the last attempt). Rule 20: any other
     /// response whose field says the quota is spent for `T > 0` seconds (a 2xx, a status that
-    /// is not retried, a retryable one on the last attempt), unless a valid `Retry-After` on a
-    /// retryable status took precedence.
+    /// is not retried, a retryable one on the last attempt or with a date no clock could
+    /// measure), unless a server delay on a retryable status was announced by rule 13.
     /// `retryable`: the policy retries the response's status; `last`: it answered the last
     /// allowed attempt.
     pub(crate) fn announces(&self, retryable: bool, last: bool) -> Option<Duration> {
@@ -78,7 +78,6 @@ impl Timing {
             ServerDelay::Usable(source, delay) if retryable && source != WaitSource::RateLimit => {
                 Some(delay)
             }
-            _ if retryable && self.retry_after.header.is_valid() => None,
             _ => self
                 .ratelimit
                 .as_ref()
