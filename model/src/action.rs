@@ -641,6 +641,8 @@ impl Action {
         response: Response<'_>,
         draw: f64,
     ) -> Decision {
+        // What this response announces, if anything: not what an earlier one did.
+        self.announced = None;
         let Phase::InFlight {
             attempt,
             started,
@@ -756,7 +758,8 @@ impl Action {
     /// The origin block announced by the latest response, when its `Retry-After` gave a valid
     /// server delay `d` (seconds or a date; not the floor, the fallback or jitter): elapsed
     /// `receipt + d`. A driver broadcasts it to the other actions on the origin right after
-    /// [`Action::on_response`]. `None` when the latest response announced nothing.
+    /// [`Action::on_response`]. `None` when the latest response announced nothing, as one
+    /// that timed out or that nobody awaited does.
     pub fn announced_block(&self) -> Option<Duration> {
         self.announced
     }
@@ -1439,6 +1442,39 @@ mod tests {
         assert_eq!(traced.attempt_starts(), starts);
         assert!(traced.events().len() > 5);
         assert!(lean.events().is_empty() && lean.attempt_starts().is_empty());
+    }
+
+    /// A response that timed out (read after its cap) or that nobody awaits announces
+    /// nothing, and in particular not the block of the response before it, which a driver
+    /// would otherwise broadcast again to the others of its scope.
+    #[test]
+    fn a_response_the_action_discards_announces_nothing() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        let limited = Response::new(429, Some("3"), ReceiptClock::Absent);
+        assert_eq!(
+            action.on_response(s(1), limited),
+            Decision::Wait { until: s(4) }
+        );
+        assert_eq!(action.announced_block(), Some(s(4)));
+        assert_eq!(
+            action.on_timer(s(4)),
+            Decision::Send {
+                attempt: 2,
+                abort_at: s(8)
+            }
+        );
+        // Attempt 2's answer is read at 8.3 s, after its cap: it timed out.
+        let late = Response::new(429, Some("3"), ReceiptClock::Absent);
+        let at = Duration::from_millis(8_300);
+        assert_eq!(
+            action.on_response(at, late),
+            Decision::Stop(Outcome::TransportError)
+        );
+        assert_eq!(action.announced_block(), None, "after a late response");
+        // After the stop, a response is ignored, and announces nothing either.
+        let after = Response::new(429, Some("9"), ReceiptClock::Absent);
+        action.on_response(s(9), after);
+        assert_eq!(action.announced_block(), None, "after the stop");
     }
 
     #[test]
