@@ -1287,7 +1287,11 @@ mod tests {
             // Received at 2 s, after attempt 1: the 2 s fallback.
             let decision = action.on_response(s(2), response);
             assert_eq!(decision, Decision::Wait { until: s(4) }, "{clock:?}");
-            let header = &action.last_response().expect("a response").retry_after.header;
+            let header = &action
+                .last_response()
+                .expect("a response")
+                .retry_after
+                .header;
             assert!(
                 matches!(header, RetryAfter::Invalid { .. }),
                 "{clock:?}: {header:?}"

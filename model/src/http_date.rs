@@ -715,7 +715,11 @@ mod tests {
             let days = days_from_civil(year, 11, 6);
             let want = days * 86_400 + 8 * 3600 + 49 * 60 + 37;
             assert_eq!(secs(&date, receipt_in(year - 10)), Some(want), "{text}");
-            assert_eq!(secs(&date, receipt_in(2024)), None, "{text} from 2024 is 1994");
+            assert_eq!(
+                secs(&date, receipt_in(2024)),
+                None,
+                "{text} from 2024 is 1994"
+            );
         }
     }
 
