@@ -31,10 +31,14 @@ use crate::leave::Ownership;
 use crate::options::Request;
 
 /// Starts one user action: the returned promise resolves with its report, or rejects with an
-/// `AbortError` carrying it when the screen lets go. The action begins in a microtask, as a
-/// spawned task does: a signal aborted right after the call still means "nothing was sent".
+/// `AbortError` carrying it when the screen lets go. The screen is taken at the call, so that
+/// of two calls for one screen in one task (a component mounted twice) the older has let go
+/// before anything is sent; the action begins in a microtask, as a spawned task does, so a
+/// signal aborted right after the call still means "nothing was sent".
 pub(crate) fn start(request: Request) -> Promise {
-    future_to_promise(run(request))
+    let inbox = Rc::new(Inbox::default());
+    let ownership = Ownership::claim(request.screen.clone(), request.signal.as_ref(), &inbox);
+    future_to_promise(run(request, inbox, ownership))
 }
 
 /// Actions running right now, for checking that ended ones leave nothing behind.
@@ -73,11 +77,13 @@ enum Input {
     Timer,
 }
 
-/// Claims the screen, runs the action to its stop, and settles with the report. The guards
-/// (the screen, its listeners, the count) are dropped before the promise settles.
-async fn run(request: Request) -> Result<JsValue, JsValue> {
-    let inbox = Rc::new(Inbox::default());
-    let _ownership = Ownership::claim(request.screen.clone(), request.signal.as_ref(), &inbox);
+/// Runs the action to its stop, and settles with the report. The guards (the screen, its
+/// listeners, the count) are dropped before the promise settles.
+async fn run(
+    request: Request,
+    inbox: Rc<Inbox>,
+    _ownership: Ownership,
+) -> Result<JsValue, JsValue> {
     if inbox.has_left() {
         let nothing = "the signal was aborted before the action started; nothing was sent";
         let report = report_value(&Action::abandoned(request.policy).into_report());

@@ -1,4 +1,4 @@
-//! When the screen stops owning an action: the caller's `AbortSignal`, the page being hidden
+//! When the screen stops owning an action: the caller's `AbortSignal`, the page being left
 //! (`pagehide`, which also covers a page going into the back/forward cache), or a newer action
 //! for the same screen. Any of them ends the action for good.
 
@@ -35,7 +35,8 @@ pub(crate) struct Ownership {
 impl Ownership {
     /// Takes ownership of `screen` (ending the action that held it), and listens to `signal`
     /// and to the page being hidden; whichever lets go tells `inbox`. An already aborted
-    /// `signal` has let go before this returns.
+    /// `signal` has let go before this returns, and takes no screen: an action that never
+    /// begins does not end the one that holds it.
     pub(crate) fn claim(
         screen: Option<String>,
         signal: Option<&AbortSignal>,
@@ -54,6 +55,7 @@ impl Ownership {
         if has_method(&global, "addEventListener") {
             listeners.push(leave_on(&global, "pagehide", inbox));
         }
+        let screen = screen.filter(|_| !inbox.has_left());
         if let Some(name) = &screen {
             let previous =
                 with_screens(

@@ -20,7 +20,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use wasm_bindgen_test::*;
-use web_sys::AbortController;
+use web_sys::{AbortController, AbortSignal};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -942,6 +942,44 @@ async fn a_newer_action_for_the_same_screen_supersedes_the_stale_one() {
         updates(&log_new).pop().expect("update").update["outcome"],
         "success"
     );
+    assert_clean();
+}
+
+/// Two calls for one screen in one task (a component mounted twice, as React's StrictMode
+/// mounts it) send one request: the older lets go at the newer's call, before its task
+/// begins, and rejects having sent nothing. A call whose signal was aborted before it takes no
+/// screen: the action that holds the screen goes on.
+#[wasm_bindgen_test]
+async fn two_calls_for_one_screen_in_one_task_send_one_request() {
+    let ok = json!([{ "duration_s": 0.05, "status": 200, "body": list() }]);
+    let with_screen = |fetch: &ScriptedFetch, signal: Option<AbortSignal>| {
+        let opts = options(&scaled(), fetch, &UpdateLog::new());
+        set(&opts, "screen", &JsValue::from_str("mounted twice"));
+        if let Some(signal) = signal {
+            set(&opts, "signal", &signal);
+        }
+        opts
+    };
+    let fetch_first = ScriptedFetch::new(&ok.to_string());
+    let fetch_second = ScriptedFetch::new(&ok.to_string());
+    let first = start("/palettes?first", &with_screen(&fetch_first, None));
+    let second = start("/palettes?second", &with_screen(&fetch_second, None));
+    let report = left(first).await;
+    assert_eq!(report["attempts"], 0, "{report}");
+    assert_eq!(fetch_first.count(), 0, "the older action sent a request");
+
+    // While the second runs, a call for its screen whose signal is already aborted.
+    let gone = AbortController::new().expect("AbortController");
+    gone.abort();
+    let fetch_gone = ScriptedFetch::new(&ok.to_string());
+    let stillborn = start(
+        "/palettes?gone",
+        &with_screen(&fetch_gone, Some(gone.signal())),
+    );
+    assert_eq!(left(stillborn).await["attempts"], 0);
+    assert_eq!(resolved(second).await["outcome"], "success");
+    assert_eq!(fetch_second.count(), 1);
+    assert_eq!(fetch_gone.count(), 0);
     assert_clean();
 }
 
