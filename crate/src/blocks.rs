@@ -265,10 +265,20 @@ fn answer_tabs() {
     });
 }
 
-/// Another tab announced a block of `scope`.
+/// Another tab announced a block of `scope`. Only news is passed on: a block no later than
+/// one this page knows of for the scope (what it announced itself, coming back in another
+/// tab's answer to a third tab's question) has already reached every running action that
+/// hears it.
 fn heard_from_tabs(scope: &str, until_ms: f64) {
     let told = with(|r| {
+        r.forget_ended();
+        let known = (r.blocks.iter())
+            .filter(|b| b.scope == scope)
+            .any(|b| b.until_ms >= until_ms);
         r.learn(scope, until_ms, Learned::FromTabs);
+        if known {
+            return Vec::new();
+        }
         r.listeners_of(scope, Learned::FromTabs, None)
     });
     for inbox in told.unwrap_or_default() {

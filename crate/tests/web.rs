@@ -38,6 +38,8 @@ extern "C" {
     fn announce(this: &OtherTab, origin: &str, in_ms: f64);
     #[wasm_bindgen(method)]
     fn ask(this: &OtherTab);
+    #[wasm_bindgen(method)]
+    fn tell(this: &OtherTab, scope: &str, until_ms: f64);
     #[wasm_bindgen(method, js_name = heardJson)]
     fn heard_json(this: &OtherTab) -> String;
     #[wasm_bindgen(method)]
@@ -1880,6 +1882,42 @@ async fn a_page_only_block_never_leaves_the_page() {
     for (action, _fetch) in actions {
         assert_eq!(resolved(action).await["outcome"], "success");
     }
+    tab.close();
+    assert_clean();
+}
+
+/// A block that comes back from another tab (its answer to a third tab's question repeats
+/// what this page announced) is not news: the action that announced it, waiting it out, does
+/// not hear it again, so its trace has no `blocked` event. A later block from the tab is.
+#[wasm_bindgen_test]
+async fn a_block_that_comes_back_from_another_tab_is_not_heard_again() {
+    let tab = OtherTab::new();
+    let scope = "echoed";
+    let responses = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&responses.to_string());
+    let opts = options(&scaled(), &fetch, &UpdateLog::new());
+    set(&opts, "share", &JsValue::from_str("tabs"));
+    set(&opts, "scope", &JsValue::from_str(scope));
+    let action = start("/palettes", &opts);
+    told_of(&tab, scope, 1).await;
+    let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");
+    let announced = heard
+        .as_array()
+        .expect("an array")
+        .iter()
+        .find(|m| m["scope"] == scope)
+        .map(|m| num(&m["until_ms"]))
+        .expect("the block was posted");
+    tab.tell(scope, announced);
+    tab.tell(scope, announced - 100.0);
+    // Later by 50 ms: news, heard once, and the start moves to it.
+    tab.tell(scope, announced + 50.0);
+    let report = resolved(action).await;
+    let blocked = events(&report, "blocked");
+    assert_eq!(blocked.len(), 1, "{report}");
     tab.close();
     assert_clean();
 }

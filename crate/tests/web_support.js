@@ -284,7 +284,8 @@ export function describeError(error) {
 /**
  * Another tab, as the module's BroadcastChannel sees one: a channel of the same name in this
  * document (a message reaches every other channel of that name, the sender's own excepted).
- * `announce` posts a block ending `inMs` from now on the shared clock; `heard` lists what the
+ * `announce` posts a block ending `inMs` from now on the shared clock, `tell` one ending at
+ * `untilMs` on it; `heard` lists what the
  * module sent, as JSON.
  */
 export class OtherTab {
@@ -298,6 +299,9 @@ export class OtherTab {
   }
   ask() {
     this.channel.postMessage({ ask: true });
+  }
+  tell(scope, untilMs) {
+    this.channel.postMessage({ scope, until_ms: untilMs });
   }
   heardJson() {
     return JSON.stringify(this.messages);
