@@ -18,6 +18,10 @@ extern "C" {
     #[wasm_bindgen(js_name = String)]
     pub(crate) fn string_of(value: &JsValue) -> String;
 
+    /// `Object.keys(value)`, which a `Proxy` may make throw.
+    #[wasm_bindgen(js_namespace = Object, js_name = keys, catch)]
+    pub(crate) fn keys_of(value: &JsValue) -> Result<js_sys::Array, JsValue>;
+
     /// `Reflect.set(target, key, value)` on an object this module has just created, which
     /// cannot throw.
     #[wasm_bindgen(js_namespace = Reflect, js_name = set)]

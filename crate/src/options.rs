@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use crate::blocks::Share;
-use crate::js::{global, member, origin_of, string_of};
+use crate::js::{global, keys_of, member, origin_of, string_of};
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -115,12 +115,13 @@ pub(crate) fn read(url: &JsValue, options: &JsValue) -> Result<Request, OptionEr
     })
 }
 
-/// The first argument: a URL string, or a URL object (its `href`).
+/// The first argument: a URL string, or a URL object (its `href`, read as a property: a
+/// `toString` that throws never runs).
 fn read_url(url: &JsValue) -> Result<String, OptionError> {
     if let Some(url) = url.as_string() {
         Ok(url)
-    } else if member(url, "href").is_some() {
-        Ok(string_of(url))
+    } else if let Some(href) = member(url, "href").and_then(|h| h.as_string()) {
+        Ok(href)
     } else {
         Err(OptionError::Type(
             "the first argument must be a URL string or URL object".into(),
@@ -298,10 +299,13 @@ fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
     }
     let list: &Array = value.unchecked_ref();
     (0..list.length())
-        .map(|i| {
-            let item = list.get(i);
-            item.as_f64()
-                .ok_or_else(|| wrong_type(&format!("{name}[{i}]"), "a number", &item))
+        .map(|i| match js_sys::Reflect::get_u32(list, i) {
+            Ok(item) => item
+                .as_f64()
+                .ok_or_else(|| wrong_type(&format!("{name}[{i}]"), "a number", &item)),
+            Err(_) => Err(OptionError::Type(format!(
+                "options.{name}[{i}] threw when read"
+            ))),
         })
         .collect()
 }
@@ -309,7 +313,10 @@ fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
 /// Refuses a key of `value` that is not in `known`: a typo must not pass silently (a misspelt
 /// `signal` would lose the caller's abort).
 fn unknown_key(value: &JsValue, known: &[&str], what: &str, list: &str) -> Result<(), OptionError> {
-    let keys = Object::keys(value.unchecked_ref::<Object>());
+    let Ok(keys) = keys_of(value) else {
+        let message = format!("the {what}s cannot be listed: listing their keys threw");
+        return Err(OptionError::Type(message));
+    };
     for key in keys.iter().filter_map(|k| k.as_string()) {
         if !known.contains(&key.as_str()) {
             let known = known.join(", ");

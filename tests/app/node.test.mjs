@@ -214,8 +214,24 @@ test("bad options reject with an error that names them, before anything is sent"
   await refused(API, { fetch, polcy: {} }, TypeError, /unknown option "polcy"; the options are policy, signal/);
   await refused(API, { fetch, policy: { budget: 5 } }, TypeError, /unknown policy field "budget"/);
   await refused(42, { fetch }, TypeError, /URL string or URL object/);
+  // Hostile values: a Proxy whose keys throw, an array whose item's getter throws.
+  const throwing = { ownKeys() { throw new Error("no keys"); } };
+  await refused(API, new Proxy({}, throwing), TypeError, /^fetchWithBudget: the options cannot be listed/);
+  await refused(API, { fetch, policy: new Proxy({}, throwing) }, TypeError, /the policy fields cannot be listed/);
+  const statuses = Object.defineProperty([], 0, { get() { throw new Error("no item"); }, enumerable: true });
+  await refused(API, { fetch, policy: { retry_statuses: statuses } }, TypeError, /options\.policy\.retry_statuses\[0\] threw when read/);
   assert.equal(calls.length, 0);
   assert.equal(runningActions(), 0);
+});
+
+test("a URL object is read by its href: its toString is never called", async () => {
+  const { fetch, calls } = scripted([{ status: 200, body: "[]" }, { status: 200, body: "[]" }]);
+  const real = await fetchWithBudget(new URL(API), { fetch, share: "none" });
+  assert.equal(real.outcome, "success");
+  const odd = { href: API, toString: () => assert.fail("toString was called") };
+  const report = await fetchWithBudget(odd, { fetch, share: "none" });
+  assert.equal(report.outcome, "success");
+  assert.deepEqual(calls.map((c) => String(c.input)), [API, API]);
 });
 
 test("an action whose signal was aborted before it began rejects with a report: nothing was sent", async () => {
