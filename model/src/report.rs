@@ -27,7 +27,7 @@ const EXACT: u64 = 1 << 53;
 
 /// Serializes a duration as seconds: a whole number when it is one (`14`, not `14.0`) and
 /// JavaScript can hold it exactly, else the nearest `f64` (`2.5`; a saturated delay as
-/// `1.8446744073709552e19`).
+/// `1.8446744073709552e+19` as serde_json writes it).
 pub fn secs<S: Serializer>(d: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
     if d.subsec_nanos() == 0 && d.as_secs() <= EXACT {
         serializer.serialize_u64(d.as_secs())
