@@ -357,8 +357,8 @@ pub enum Problem {
     Negative(f64),
     /// A count or status that is not a whole number.
     NotWhole(f64),
-    /// A whole number that is not an HTTP status.
-    NotStatus(u64),
+    /// A whole number that is not an HTTP status, as it was written.
+    NotStatus(f64),
     /// A jitter draw outside [0, 1).
     OutsideUnit(f64),
     /// Anything else, in words.
@@ -387,7 +387,7 @@ impl FieldError {
             }
             Problem::Negative(x) => format!("{} is negative", number(*x)),
             Problem::NotWhole(x) => format!("{} is not a whole number", number(*x)),
-            Problem::NotStatus(n) => format!("{n} is not an HTTP status (100-599)"),
+            Problem::NotStatus(x) => format!("{} is not an HTTP status (100-599)", number(*x)),
             Problem::OutsideUnit(x) => format!("{} is outside [0, 1)", number(*x)),
             Problem::Said(words) => words.clone(),
         }
@@ -503,7 +503,7 @@ impl Number {
         u16::try_from(whole)
             .ok()
             .filter(|s| (100..=599).contains(s))
-            .ok_or_else(|| FieldError::of(field, Problem::NotStatus(whole)))
+            .ok_or_else(|| FieldError::of(field, Problem::NotStatus(self.0)))
     }
 
     /// A jitter draw: in [0, 1).
