@@ -8,7 +8,7 @@ import init, { defaultPolicy, fetchWithBudget, simulate } from "./pkg-full/retry
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
 import { mountFleet, showFleet } from "./fleet.js";
 import { drawTimeline, track } from "./timeline.js";
-import { $, lastReceipt, lastResponse, seconds, showLines, text } from "./view.js";
+import { $, lastReceipt, lastResponse, runId, seconds, showLines, text } from "./view.js";
 
 const SCREEN = "palette-list";
 
@@ -39,11 +39,12 @@ function showLast(events, wall) {
   $("last-at").textContent = receipt ? `${seconds(receipt.at_s)} s into the action (${wall})` : "-";
 }
 
+/** The loaded list: each item of an array body, or a body of any other shape as one item of
+ *  text (JSON written out), so that a success never reads as "nothing loaded". */
 function showList(body) {
-  const items = Array.isArray(body) ? body : [];
-  $("palettes").replaceChildren(
-    ...(items.length ? items.map((item) => text("li", String(item))) : [text("li", "Nothing loaded.", "empty")]),
-  );
+  const items = Array.isArray(body) ? body : body == null ? [] : [body];
+  const line = (item) => text("li", typeof item === "object" ? JSON.stringify(item) : String(item));
+  $("palettes").replaceChildren(...(items.length ? items.map(line) : [text("li", "Nothing loaded.", "empty")]));
 }
 
 /** The picker's groups, in this order; a fixture file not named here is a group of its own. */
@@ -199,6 +200,9 @@ function typedEndpoint() {
 function predictOnly(scenario) {
   const policy = { ...defaultPolicy(), ...scenario.policy };
   view = { scenario: scenario.name, policy, live: { events: [], steps: [], visible: [], cause: null }, model: modelReport(scenario) };
+  showList([]);
+  showLast([]);
+  document.body.dataset.outcome = "";
   showRun();
   showState([
     "No live run: this page is served by a static server, and live runs need a server that plays the scenarios.",
@@ -215,7 +219,7 @@ async function load() {
     if (!endpoint) return predictOnly(scenario);
     api = endpoint;
   }
-  const run = crypto.randomUUID();
+  const run = runId();
   const controller = new AbortController();
   const me = { controller, run, scenario: scenario.name };
   current = me;
@@ -246,6 +250,9 @@ async function load() {
   try {
     const result = await fetchWithBudget(url, {
       policy: scenario.policy,
+      // Each run plays its own scripted service: a wait one run's server asked for is not the
+      // next run's (the Dashboard is where actions share a service's waits).
+      share: "none",
       signal: controller.signal,
       screen: SCREEN,
       testOnlyTimerLateBy_s: scenario.timer_late_by_s ?? [],
@@ -269,7 +276,16 @@ async function load() {
     if (result.outcome === "success") showList(result.body);
   } catch (e) {
     if (e.name === "AbortError") {
-      // The screen let go: this result belongs to nobody, and must not touch the view.
+      // The screen let go. When a newer run took it, this result belongs to nobody and must not
+      // touch the view. When the screen itself was left (a route change, the page hidden),
+      // nothing else owns the view: it shows how the action ended, in the model's words.
+      if ((owns() || (me.left && current === null)) && e.report) {
+        view.live = e.report;
+        view.now = undefined;
+        showState(e.report.visible);
+        document.body.dataset.outcome = e.report.outcome;
+        showRun();
+      }
       return;
     }
     if (owns()) showState([`Could not start: ${e.message}`]);
@@ -296,14 +312,9 @@ function screenOf(hash) {
 function route() {
   const screen = screenOf(location.hash);
   if (screen !== "palettes" && current) {
-    // Leaving the palette screen ends its action.
-    const was = current;
+    // Leaving the palette screen ends its action; its report says so (see load).
+    current.left = true;
     leaveScreen();
-    showState([
-      "Stopped: you left this screen.",
-      `Run ${was.run.slice(0, 8)} of "${was.scenario}" was abandoned; nothing more was sent.`,
-    ]);
-    document.body.dataset.outcome = "user_left";
   }
   if (screen === "dashboard") showDashboard();
   else leaveDashboard();

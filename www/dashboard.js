@@ -6,7 +6,7 @@
 import { defaultPolicy, fetchWithBudget, rateLimits } from "./pkg-full/retry_budget.js";
 import { SVG, addTo } from "./svg.js";
 import { spans } from "./timeline.js";
-import { $, lastReceipt, lastResponse, seconds, showLines, text } from "./view.js";
+import { $, lastReceipt, lastResponse, runId as newRunId, seconds, showLines, text } from "./view.js";
 
 /** The widgets, each played by one of the fixture server's dashboard scenarios. The palettes
  *  share the origin's limit; the search widget reads the RateLimit field of its own limit. */
@@ -110,7 +110,7 @@ async function run(widget, pressedAt) {
   const me = { controller, events: [] };
   widget.action = me;
   const owns = () => widget.action === me;
-  const runId = crypto.randomUUID();
+  const runId = newRunId();
   const offset = (performance.now() - pressedAt) / 1000;
   const cap_s = policyDefaults().attempt_cap_s;
   const drawn = (now) => spans(me.events, { cap_s, now, offset });
@@ -141,7 +141,14 @@ async function run(widget, pressedAt) {
     widget.root.dataset.outcome = result.outcome;
     if (result.outcome === "success") showList(widget, result.body);
   } catch (e) {
-    if (e.name !== "AbortError" && owns()) showLines(widget.state, [`Could not start: ${e.message}`]);
+    if (!owns()) return;
+    if (e.name === "AbortError" && e.report) {
+      // The module ended it (the page was hidden): the widget says so, in the model's words.
+      showLines(widget.state, e.report.visible);
+      widget.root.dataset.outcome = e.report.outcome;
+    } else {
+      showLines(widget.state, [`Could not start: ${e.message}`]);
+    }
   } finally {
     clearInterval(ticker);
     if (owns()) {
@@ -164,14 +171,29 @@ function load() {
   for (const widget of widgets) run(widget, pressedAt);
 }
 
-/** The Rate limits panel, from `rateLimits()` now: each limit (scope) in force. */
+/** When a limit ends, on the local clock: a time today, a date and time later, or none for a
+ *  wait past any date a clock can write (a saturated Retry-After). */
+function untilText(until_s) {
+  const when = new Date(Date.now() + until_s * 1000);
+  if (Number.isNaN(when.getTime())) return "longer than any date can say";
+  return `until ${until_s < 12 * 3600 ? when.toLocaleTimeString() : when.toLocaleString()}`;
+}
+
+/** What the panel last told a screen reader. */
+let limitsSaid = "";
+
+/** The Rate limits panel, from `rateLimits()` now: each limit (scope) in force, with the seconds
+ *  left. A screen reader is told only when the set of limits changes, not at every tick. */
 function showLimits() {
-  const lines = rateLimits().map(({ scope, until_s }) => {
-    const until = new Date(Date.now() + until_s * 1000).toLocaleTimeString();
-    return `${scope}: the service asked us to wait until ${until} (${seconds(until_s)} s from now).`;
-  });
+  const limits = rateLimits();
+  const lines = limits.map(({ scope, until_s }) =>
+    `${scope}: the service asked us to wait ${untilText(until_s)} (${seconds(until_s)} s from now).`);
   if (!lines.length) lines.push("No rate limit in force: every limit may be asked now.");
   showLines($("rate-limits"), lines);
+  const said = limits.length
+    ? `Rate limits in force: ${limits.map(({ scope }) => scope).join(", ")}.`
+    : "No rate limit in force.";
+  if (said !== limitsSaid) $("rate-limits-said").textContent = limitsSaid = said;
 }
 
 /** Builds the widgets and wires the Load button; call once, after the module's init(). */

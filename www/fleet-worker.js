@@ -6,8 +6,8 @@ import init, { simulateFleet } from "./pkg-full/retry_budget.js";
 const ready = init();
 
 self.onmessage = async ({ data: options }) => {
-  await ready;
   try {
+    await ready;
     const started = performance.now();
     const result = simulateFleet(options);
     self.postMessage({ result, seconds: (performance.now() - started) / 1000 });

@@ -49,12 +49,17 @@ let runs = 0;
 let worker = null;
 let running = false;
 
-/** Runs simulateFleet(options) in the worker: `{ result, seconds }` or `{ error }`. */
+/** Runs simulateFleet(options) in the worker: `{ result, seconds }` or `{ error }`. A worker
+ *  that failed is not used again: the next run starts a new one. */
 function simulateInWorker(options) {
   worker ??= new Worker(new URL("./fleet-worker.js", import.meta.url), { type: "module" });
   return new Promise((resolve) => {
     worker.onmessage = ({ data }) => resolve(data);
-    worker.onerror = (e) => resolve({ error: `the simulation's worker failed: ${e.message}` });
+    worker.onerror = (e) => {
+      worker.terminate();
+      worker = null;
+      resolve({ error: `the simulation's worker failed: ${e.message ?? "it could not start"}` });
+    };
     worker.postMessage(options);
   });
 }
@@ -210,21 +215,23 @@ async function run() {
   screen.dataset.state = "running";
   $("fleet-run").disabled = true;
   status(["Running every policy in this browser, beside the page..."]);
-  const { result, seconds, error } = await simulateInWorker(options);
-  if (error === undefined) {
+  try {
+    const { result, seconds, error } = await simulateInWorker(options);
+    if (error !== undefined) throw new Error(error);
     last = { result, options: { ...BURST, ...options } };
     drawChart(last.result, last.options);
     showTable(result);
     const actions = result.policies[0]?.actions ?? 0;
     status([`${result.policies.length} policies, ${actions} actions each, simulated in ${seconds.toFixed(2)} s in this browser (seed ${last.options.seed}).`]);
     screen.dataset.state = "done";
-  } else {
-    status([error], true);
+  } catch (e) {
+    status([e.message], true);
     screen.dataset.state = "error";
+  } finally {
+    screen.dataset.runs = String(++runs);
+    $("fleet-run").disabled = false;
+    running = false;
   }
-  screen.dataset.runs = String(++runs);
-  $("fleet-run").disabled = false;
-  running = false;
 }
 
 /** Builds the screen's controls; call once, after the module's init(). */

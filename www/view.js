@@ -19,6 +19,18 @@ export function seconds(x) {
   return Number.isInteger(x) ? `${x}` : x.toFixed(2).replace(/0+$/, "").replace(/\.$/, "");
 }
 
+/** A fresh id for one run, which the fixture server keys its log by. `crypto.randomUUID` exists
+ *  only in secure contexts (https, localhost); a page served over plain http elsewhere (the
+ *  static site on a LAN address) draws the same 122 random bits from `getRandomValues`. */
+export function runId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** Shows `lines` (the visible state) in `el`, one paragraph each. */
 export function showLines(el, lines) {
   el.replaceChildren(...lines.map((line) => text("p", line)));

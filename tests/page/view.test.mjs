@@ -3,7 +3,7 @@
 // the page's own reading of the policy. Runs in Node: view.js touches the DOM only when asked.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lastReceipt, lastResponse } from "../../www/view.js";
+import { lastReceipt, lastResponse, runId } from "../../www/view.js";
 
 const receipt = (status, retry_after, extra = {}) => ({
   event: "receipt", at_s: 2, attempt: 1, status, retry_after, ...extra,
@@ -68,4 +68,20 @@ test("raw values are quoted as sent, and a RateLimit field shows raw and read", 
   // Quoted as JSON, like the Retry-After: the field's own quotes are escaped.
   assert.equal(shown.ratelimit, '"\\"default\\";r=0;t=3", read as exhausted: the quota is restored in 3 s');
   assert.equal(lastResponse(receipt(200, missing)).ratelimit, "(not read, or absent)");
+});
+
+test("run ids are version-4 UUIDs, also where crypto.randomUUID is missing (plain http)", () => {
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  assert.match(runId(), uuid);
+  const own = Object.getOwnPropertyDescriptor(crypto, "randomUUID");
+  Object.defineProperty(crypto, "randomUUID", { value: undefined, configurable: true });
+  try {
+    const ids = new Set(Array.from({ length: 100 }, runId));
+    assert.equal(ids.size, 100);
+    for (const id of ids) assert.match(id, uuid);
+  } finally {
+    if (own) Object.defineProperty(crypto, "randomUUID", own);
+    else delete crypto.randomUUID;
+  }
+  assert.equal(typeof crypto.randomUUID, "function");
 });
