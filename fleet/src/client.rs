@@ -23,9 +23,10 @@ pub enum Step {
     Stop { data: bool },
 }
 
-/// ky 2 with its README defaults: `limit: 2` retries, `statusCodes` 408 413 429 500 502 503
-/// 504, `afterStatusCodes: [413, 429, 503]` (their `Retry-After` is honoured), `maxRetryAfter`
-/// undefined (no upper limit), `backoffLimit: Infinity`, delay
+/// ky 2 with the defaults its source documents (`source/types/retry.ts`): `limit: 2` retries,
+/// `statusCodes` 408 413 429 500 502 503 504, `afterStatusCodes: [413, 429, 503]` (their
+/// `Retry-After` is honoured), `maxRetryAfter: Infinity` (no upper limit; ky's README says an
+/// undefined one falls back to the timeout), `backoffLimit: Infinity`, delay
 /// `0.3 * 2 ** (attemptCount - 1) * 1000` ms, `timeout: 10000` ms per attempt (a timeout is
 /// not retried), and no total budget.
 #[derive(Clone, Copy, Debug, Default)]

@@ -109,6 +109,9 @@ impl OptionError {
 /// The most widgets (pages × widgets) one run may hold.
 pub const MAX_ACTIONS: u64 = 1_000_000;
 
+/// The largest seed, 2^53 - 1: the largest whole number JavaScript holds exactly.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
 /// The service's limiter, by its shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
@@ -249,6 +252,13 @@ impl Options {
         if !(1..=1_000_000_000).contains(&self.serve) {
             return fail(Opt::Serve, "must be a whole number from 1 to 1000000000");
         }
+        // The page reads a seed as a JavaScript number: beyond 2^53 - 1 two seeds would meet.
+        if self.seed > MAX_SEED {
+            return fail(
+                Opt::Seed,
+                "must be a whole number from 0 to 9007199254740991",
+            );
+        }
         Ok(Scenario {
             pages: self.pages as u32,
             widgets: self.widgets as u32,
@@ -368,6 +378,12 @@ mod tests {
         assert_eq!(rejected(|o| o.tail = -0.5), Opt::Tail);
         assert_eq!(rejected(|o| o.tail = f64::NAN), Opt::Tail);
         assert_eq!(rejected(|o| o.serve = 0), Opt::Serve);
+        assert_eq!(rejected(|o| o.seed = MAX_SEED + 1), Opt::Seed);
+        let o = Options {
+            seed: MAX_SEED,
+            ..Options::default()
+        };
+        assert!(o.scenario().is_ok());
         // The bucket's parameters do not matter to a window.
         let mut o = Options::default();
         (o.limiter, o.rate) = (LimiterKind::Window, -1.0);

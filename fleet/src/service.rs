@@ -107,7 +107,8 @@ impl Service {
             last: 0,
             window: 0,
             count: 0,
-            spacing: NS / u64::from(serve.max(1)),
+            // Rounded up, so that the service never answers more than `serve` a second.
+            spacing: NS.div_ceil(u64::from(serve.max(1))),
             free_at: 0,
         }
     }
@@ -268,6 +269,20 @@ mod tests {
         assert_eq!(read(s.handle(ms(3500))), (429, some("7")));
         assert_eq!(read(s.handle(ms(9999))), (429, some("1")));
         assert_eq!(read(s.handle(ms(10_000))).0, 200);
+    }
+
+    /// `serve` is a most: at 3 a second, a burst's fourth answer falls after the first second
+    /// (a spacing rounded down, 333,333,333 ns, would answer it at 999,999,999 ns).
+    #[test]
+    fn the_service_answers_at_most_serve_requests_a_second() {
+        let bucket = Limiter::Bucket {
+            rate: 1000.0,
+            burst: 1000.0,
+        };
+        let mut s = Service::new(bucket, RetryAfterMode::Seconds, 3);
+        let answered: Vec<u64> = (0..4).map(|_| s.handle(0).0).collect();
+        assert_eq!(answered[3], 1_000_000_002);
+        assert!(answered.iter().filter(|&&at| at < NS).count() <= 3);
     }
 
     #[test]

@@ -320,13 +320,14 @@ fn check_collection(collection: Option<&str>) -> Result<(), Refusal> {
     }
 }
 
-/// Waits the scripted duration of an admitted request (announcing, for `/away`, when its
+/// Waits out the scripted duration of an admitted request, counted from its arrival, so that
+/// the time spent admitting and logging it is not added (announcing, for `/away`, when its
 /// response is due); nothing else waits.
 async fn wait(app: &AppState, admission: &Admission<'_>, arrival: Instant) {
     if let Admission::Scripted(ticket) = admission {
-        let duration = ticket.prepared.duration;
-        app.record_send(&ticket.run, ticket.attempt, arrival + duration);
-        tokio::time::sleep(duration).await;
+        let due = arrival + ticket.prepared.duration;
+        app.record_send(&ticket.run, ticket.attempt, due);
+        tokio::time::sleep_until(due.into()).await;
     }
 }
 
