@@ -99,6 +99,15 @@ where
         })?,
         (None, None) => DEFAULT_PORT,
     };
+    if let Some(twice) = (args.mounts.iter().enumerate())
+        .find(|(i, (p, _))| args.mounts[..*i].iter().any(|(q, _)| q == p))
+        .map(|(_, (p, _))| p)
+    {
+        return Err(Args::command().error(
+            ErrorKind::ValueValidation,
+            format!("--mount: the prefix {twice} is given twice"),
+        ));
+    }
     Ok(Options {
         host: args.host,
         port,
@@ -136,8 +145,28 @@ fn mount(text: &str) -> Result<(String, PathBuf), String> {
     if !segments_ok || dir.is_empty() {
         return Err(bad());
     }
+    let first = prefix.split('/').nth(1).unwrap_or_default();
+    if ROUTES.contains(&first) {
+        return Err(format!(
+            "{prefix} is under /{first}, which the server serves itself; the prefix must not \
+             start with any of /{}",
+            ROUTES.join(", /")
+        ));
+    }
     Ok((prefix.to_string(), PathBuf::from(dir)))
 }
+
+/// The first path segments of the server's own routes, which a mount may not take.
+const ROUTES: &[&str] = &[
+    "palettes",
+    "log",
+    "scenarios",
+    "beacon",
+    "away",
+    "pkg",
+    "pkg-full",
+    "fixtures",
+];
 
 #[cfg(test)]
 mod tests {
@@ -188,6 +217,19 @@ mod tests {
             assert!(message.contains("--mount"), "{bad}: {message}");
             assert!(message.contains("PREFIX=DIR"), "{bad}: {message}");
         }
+        for taken in ["/pkg=www", "/log=x", "/fixtures/more=x", "/palettes=x"] {
+            let (kind, message) = error(&["--mount", taken], None);
+            assert_eq!(kind, ErrorKind::ValueValidation, "{taken}");
+            assert!(
+                message.contains("the server serves itself"),
+                "{taken}: {message}"
+            );
+        }
+        let (kind, message) = error(&["--mount", "/e2e=a", "--mount", "/e2e=b"], None);
+        assert_eq!(kind, ErrorKind::ValueValidation);
+        assert!(message.contains("/e2e is given twice"), "{message}");
+        // A name that only starts like a route is free.
+        assert_eq!(run(&["--mount", "/pkgs=x"], None).mounts.len(), 1);
     }
 
     #[test]
