@@ -1903,12 +1903,8 @@ async fn a_block_that_comes_back_from_another_tab_is_not_heard_again() {
     set(&opts, "scope", &JsValue::from_str(scope));
     let action = start("/palettes", &opts);
     told_of(&tab, scope, 1).await;
-    let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");
-    let announced = heard
-        .as_array()
-        .expect("an array")
-        .iter()
-        .find(|m| m["scope"] == scope)
+    let announced = messages_naming(&tab, scope)
+        .first()
         .map(|m| num(&m["until_ms"]))
         .expect("the block was posted");
     tab.tell(scope, announced);
@@ -1922,16 +1918,21 @@ async fn a_block_that_comes_back_from_another_tab_is_not_heard_again() {
     assert_clean();
 }
 
+/// The messages `tab` has heard that name `scope`, in order.
+fn messages_naming(tab: &OtherTab, scope: &str) -> Vec<Value> {
+    let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");
+    let heard = heard.as_array().expect("an array");
+    heard
+        .iter()
+        .filter(|m| m["scope"] == scope)
+        .cloned()
+        .collect()
+}
+
 /// Until `tab` has heard at least `count` messages naming `scope` (2 s at most), and how many.
 async fn told_of(tab: &OtherTab, scope: &str, count: usize) -> usize {
     for _ in 0..200 {
-        let heard: Value = serde_json::from_str(&tab.heard_json()).expect("messages");
-        let naming = heard
-            .as_array()
-            .expect("an array")
-            .iter()
-            .filter(|m| m["scope"] == scope)
-            .count();
+        let naming = messages_naming(tab, scope).len();
         if naming >= count {
             return naming;
         }
