@@ -64,11 +64,10 @@ pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
         .into_iter()
         .map(|(_, i)| scenario.origin_blocks[i])
         .collect();
-    // The blocks at 0 are known at the press, unless the user leaves then too (leaving wins).
-    let leaves_at_start = scenario.user_leaves_at == Some(Duration::ZERO);
+    // The blocks at 0 are known at the press.
     let known_at_start: Vec<Duration> = blocks
         .iter()
-        .take_while(|b| b.at.is_zero() && !leaves_at_start)
+        .take_while(|b| b.at.is_zero())
         .map(|b| b.until)
         .collect();
     let (action, mut decision) =
@@ -79,6 +78,14 @@ pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
                 message: e.message().into(),
             },
         )?;
+    // A user who leaves at the press while the origin is blocked (the first decision is not a
+    // send) leaves before anything is sent: leaving wins over the block's wait or stop at the
+    // same instant (rules 14 and 17). Without a block, attempt 1 starts at 0 and is abandoned
+    // then (rule 2).
+    let sends_first = matches!(decision, Decision::Send { .. });
+    if scenario.user_leaves_at == Some(Duration::ZERO) && !sends_first {
+        return Ok(Action::abandoned(scenario.policy));
+    }
     let mut script = Script {
         scenario,
         action,
