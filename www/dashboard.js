@@ -143,7 +143,8 @@ async function run(widget, pressedAt) {
   } catch (e) {
     if (!owns()) return;
     if (e.name === "AbortError" && e.report) {
-      // The module ended it (the page was hidden): the widget says so, in the model's words.
+      // The module ended it (the dashboard was left, or the page hidden): the widget says so,
+      // in the model's words.
       showLines(widget.state, e.report.visible);
       widget.root.dataset.outcome = e.report.outcome;
     } else {
@@ -210,15 +211,10 @@ export function showDashboard() {
   if (limitsTimer === null) limitsTimer = setInterval(showLimits, LIMITS_EVERY_MS);
 }
 
-/** The dashboard is left: every widget's action ends, and the panel stops reading. */
+/** The dashboard is left: every widget's action ends, and the panel stops reading. Each widget
+ *  that was running then says what its action's report says (the rejection in `run`). */
 export function leaveDashboard() {
   clearInterval(limitsTimer);
   limitsTimer = null;
-  for (const widget of widgets) {
-    if (!widget.action) continue;
-    widget.action.controller.abort();
-    widget.action = null;
-    widget.root.dataset.outcome = "user_left";
-    showLines(widget.state, ["Stopped: you left this screen. Nothing more was sent."]);
-  }
+  for (const widget of widgets) widget.action?.controller.abort();
 }

@@ -1004,3 +1004,69 @@ async fn dashboard(browser: Browser) {
 }
 
 browser_tests!(dashboard: dashboard_chromium, dashboard_firefox);
+
+/// Leaving the Dashboard for another screen ends its running widgets: each then says what its
+/// action's report says (the model's words, not the page's), and nothing more is sent.
+async fn dashboard_left(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    // Coast's first answer is a 429 with a Retry-After: leave while the widget waits.
+    let coast = "document.querySelector('[data-collection=coast]')";
+    let waiting =
+        format!("return {coast}.querySelector('.widget-state').innerText.startsWith('Waiting')");
+    assert!(
+        wait_until(client, &waiting, ACTION_LIMIT).await,
+        "the coast widget never waited"
+    );
+    js(client, "location.hash = '#/'; return null").await;
+    js(client, "location.hash = '#/dashboard'; return null").await;
+    let left = format!("return {coast}.dataset.outcome === 'user_left'");
+    assert!(
+        wait_until(client, &left, ACTION_LIMIT).await,
+        "the coast widget did not end as user_left"
+    );
+    let lines = js(
+        client,
+        &format!(
+            "return [...{coast}.querySelectorAll('.widget-state p')].map((p) => p.textContent)"
+        ),
+    )
+    .await;
+    let lines: Vec<&str> = lines
+        .as_array()
+        .expect("lines")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(
+        lines.first(),
+        Some(&"Stopped: you left this screen."),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("Last response: 429. Attempts: 1 of 3.")),
+        "{lines:?}"
+    );
+    assert_eq!(
+        lines.last(),
+        Some(&"The wait was cancelled. No retry was sent."),
+        "{lines:?}"
+    );
+    // Past the end of the wait coast's Retry-After asked for, still only its first request.
+    let run = js(client, &format!("return {coast}.dataset.run")).await;
+    let run = run.as_str().expect("a run id");
+    tokio::time::sleep(Duration::from_millis(COAST_DELAY_MS as u64 + 1000)).await;
+    assert_eq!(
+        run_log(&server.base, run).await.len(),
+        1,
+        "a request after leaving"
+    );
+    session.close().await;
+}
+
+browser_tests!(dashboard_left: dashboard_left_chromium, dashboard_left_firefox);
