@@ -276,6 +276,9 @@ fn stop_decision(at: Duration, cause: &StopCause) -> String {
             secs(gate.cap_end),
             secs(gate.deadline)
         ),
+        StopCause::AttemptsExhausted { max_attempts: 1 } => {
+            format!("{stop}: its only attempt used; no further request")
+        }
         StopCause::AttemptsExhausted { max_attempts } => {
             format!("{stop}: all {max_attempts} attempts used; no further request")
         }

@@ -76,12 +76,10 @@ impl Action {
                 let covers = self.scope().covers();
                 format!("Stopped: the service asked every request {covers} to wait {asked}")
             }
-            StopCause::AttemptsExhausted { .. } => {
-                format!(
-                    "Stopped: all {} attempts were rate limited.",
-                    self.attempts()
-                )
-            }
+            StopCause::AttemptsExhausted { .. } => match self.attempts() {
+                1 => "Stopped: the one attempt allowed was rate limited.".into(),
+                n => format!("Stopped: all {n} attempts were rate limited."),
+            },
             StopCause::ClockUntrusted { .. } => {
                 "Stopped: the service's retry time needs a clock this page cannot trust.".into()
             }
@@ -151,7 +149,7 @@ impl Action {
                 tenths(policy.budget)
             ),
             StopCause::AttemptsExhausted { .. } => {
-                "No further retry was sent. Trying again starts a new budget.".into()
+                format!("{no_retry} Trying again starts a new budget.")
             }
             StopCause::ClockUntrusted { .. } => format!(
                 "The service asked to wait until a date, but no trusted clock could measure it. {no_retry}"
