@@ -21,6 +21,7 @@
 pub mod action;
 pub mod expect;
 pub mod http_date;
+mod keys;
 pub mod policy;
 pub mod ratelimit;
 pub mod report;

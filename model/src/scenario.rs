@@ -15,6 +15,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::{Map, Value};
 
 use crate::http_date::HttpDate;
+use crate::keys::{repeated_keys, Step};
 use crate::policy::{FieldError, Number, Policy, PolicyInput, Whole};
 use crate::utc::UtcTime;
 
@@ -216,14 +217,15 @@ pub const EXPECT_FIELDS: &[&str] = &[
 
 /// Loads every scenario of a file's text. Each entry is its own result, so one bad scenario
 /// never hides the others. `source` names the input (usually the file name) in errors about
-/// the file as a whole.
+/// the file as a whole. A key given twice in one object rejects the scenario that holds it (or
+/// the file, outside the scenarios): a JSON value would keep only one of the two.
 pub fn parse_file(
     source: &str,
     text: &str,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
     let doc: Value = serde_json::from_str(text)
         .map_err(|e| ScenarioError::new(source, "", format!("malformed JSON: {e}")))?;
-    parse_document(source, &doc)
+    read_document(source, &doc, &repeated_keys(text))
 }
 
 /// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`).
@@ -231,28 +233,16 @@ pub fn parse_document(
     source: &str,
     doc: &Value,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
-    let file_error = |field: &str, message: String| ScenarioError::new(source, field, message);
-    let Value::Object(members) = doc else {
-        let found = json_type(doc);
-        return Err(file_error(
-            "",
-            format!("expected an object with `scenarios`, found {found}"),
-        ));
-    };
-    if let Some(key) = members.keys().find(|k| *k != "scenarios") {
-        return Err(file_error(key, "unknown field".into()));
-    }
-    let list = match members.get("scenarios") {
-        None => return Err(file_error("scenarios", "required field is missing".into())),
-        Some(Value::Array(list)) => list,
-        Some(other) => {
-            let found = json_type(other);
-            return Err(file_error(
-                "scenarios",
-                format!("expected an array, found {found}"),
-            ));
-        }
-    };
+    read_document(source, doc, &[])
+}
+
+/// [`parse_document`], with the paths of the keys that the text gave twice (`repeated`).
+fn read_document(
+    source: &str,
+    doc: &Value,
+    repeated: &[Vec<Step>],
+) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
+    let list = scenario_list(source, doc, repeated)?;
     let mut seen: Vec<&str> = Vec::with_capacity(list.len());
     let mut out = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
@@ -260,7 +250,16 @@ pub fn parse_document(
         let label = name
             .filter(|n| !n.is_empty())
             .map_or_else(|| format!("scenarios[{i}]"), String::from);
-        let mut result = parse_scenario(&label, entry);
+        let twice = repeated.iter().find_map(|path| match path.as_slice() {
+            [Step::Key(top), Step::Index(at), rest @ ..] if top == "scenarios" && *at == i => {
+                Some(rest)
+            }
+            _ => None,
+        });
+        let mut result = match twice {
+            Some(path) => Err(given_twice(&label, path)),
+            None => parse_scenario(&label, entry),
+        };
         if result.is_ok() && name.is_some_and(|n| seen.contains(&n)) {
             result = Err(ScenarioError::new(
                 &label,
@@ -272,6 +271,60 @@ pub fn parse_document(
         out.push(result);
     }
     Ok(out)
+}
+
+/// The file's `scenarios` list, or why the file is not a scenario file: not an object, a key
+/// given twice outside the scenarios, an unknown member, or no list.
+fn scenario_list<'d>(
+    source: &str,
+    doc: &'d Value,
+    repeated: &[Vec<Step>],
+) -> Result<&'d Vec<Value>, ScenarioError> {
+    let file_error = |field: &str, message: String| ScenarioError::new(source, field, message);
+    let Value::Object(members) = doc else {
+        let found = json_type(doc);
+        return Err(file_error(
+            "",
+            format!("expected an object with `scenarios`, found {found}"),
+        ));
+    };
+    let outside = |path: &&Vec<Step>| !matches!(path.as_slice(), [Step::Key(top), Step::Index(_), ..] if top == "scenarios");
+    if let Some(path) = repeated.iter().find(outside) {
+        return Err(given_twice(source, path));
+    }
+    if let Some(key) = members.keys().find(|k| *k != "scenarios") {
+        return Err(file_error(key, "unknown field".into()));
+    }
+    match members.get("scenarios") {
+        None => Err(file_error("scenarios", "required field is missing".into())),
+        Some(Value::Array(list)) => Ok(list),
+        Some(other) => {
+            let found = json_type(other);
+            Err(file_error(
+                "scenarios",
+                format!("expected an array, found {found}"),
+            ))
+        }
+    }
+}
+
+/// A key given twice in one object: `path` leads to its second occurrence.
+fn given_twice(label: &str, path: &[Step]) -> ScenarioError {
+    let field = path.iter().fold(String::new(), |field, step| match step {
+        Step::Key(key) => under(&field, key),
+        Step::Index(i) => under(&field, &format!("[{i}]")),
+    });
+    let key = match path.last() {
+        Some(Step::Key(key)) => key.as_str(),
+        _ => "",
+    };
+    ScenarioError::new(
+        label,
+        &field,
+        format!(
+            "the key \"{key}\" is given more than once in one object; a JSON reader keeps only one of them, so give it once"
+        ),
+    )
 }
 
 /// Loads one scenario object. `label` names it in errors.

@@ -733,6 +733,105 @@ fn a_second_scenario_with_the_same_name_is_rejected() {
     }
 }
 
+/// Keys given twice inside a scenario: (the case, the scenario as JSON, the label its error
+/// names, the field).
+const TWICE: &[(&str, &str, &str, &str)] = &[
+    (
+        "about twice",
+        r#"{"name": "s", "about": "x", "about": "y", "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "s",
+        "about",
+    ),
+    (
+        "name twice: labelled by the name that a value would keep",
+        r#"{"name": "s", "name": "t", "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "t",
+        "name",
+    ),
+    (
+        "budget_s twice in policy",
+        r#"{"name": "s", "policy": {"budget_s": 1, "budget_s": 20}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "s",
+        "policy.budget_s",
+    ),
+    (
+        "status twice in the second response",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "status": 429}, {"duration_s": 1, "status": 503, "status": 200}]}"#,
+        "s",
+        "responses[1].status",
+    ),
+    (
+        "a header twice, written the same",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "status": 429, "headers": {"Retry-After": "3", "Retry-After": "4"}}, {"duration_s": 1, "status": 200}]}"#,
+        "s",
+        "responses[0].headers.Retry-After",
+    ),
+    (
+        "a key twice inside a body",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "status": 200, "body": [{"id": 1, "id": 2}]}]}"#,
+        "s",
+        "responses[0].body[0].id",
+    ),
+    (
+        "outcome twice in expect",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "status": 200}], "expect": {"outcome": "budget_exhausted", "outcome": "success"}}"#,
+        "s",
+        "expect.outcome",
+    ),
+    (
+        "the same key, once written with an escape",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "st\u0061tus": 503, "status": 200}]}"#,
+        "s",
+        "responses[0].status",
+    ),
+];
+
+/// A key given twice in one object would be collapsed to one by a JSON value (the last wins),
+/// silently: from the text, the scenario that holds it is rejected, naming the path to the
+/// second occurrence and the key, and its neighbours still load.
+#[test]
+fn a_key_given_twice_rejects_its_scenario_naming_the_field() {
+    let mut failures = Vec::new();
+    for &(what, json, scenario, field) in TWICE {
+        let key = field.rsplit(['.', ']']).next().unwrap_or(field);
+        let outcome = parse_file(SOURCE, &sandwich(json))
+            .map_err(|e| format!("{what}: the whole file was rejected: {e}"))
+            .and_then(|list| {
+                check_neighbours(what, &list)?;
+                let error = rejection(what, Stage::Load, &list[1])?;
+                check_error(
+                    what,
+                    &error,
+                    scenario,
+                    field,
+                    &format!("\"{key}\" is given more than once"),
+                )
+            });
+        failures.extend(outcome.err());
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+
+    // Keys that differ, in case or in their object, are not the same key.
+    let json = r#"{"name": "s", "responses": [{"duration_s": 1, "status": 429, "headers": {"Retry-After": "3", "retry-after": "4"}}, {"duration_s": 1, "status": 200, "headers": {"Retry-After": "1"}}]}"#;
+    let list = parse_file(SOURCE, &sandwich(json)).expect("the file loads");
+    assert!(list[1].is_ok(), "{:?}", list[1]);
+}
+
+/// Outside the scenarios, a key given twice rejects the file under its own name.
+#[test]
+fn a_key_given_twice_outside_the_scenarios_rejects_the_file() {
+    let text = format!("{{\"scenarios\": [{GOOD_BEFORE}], \"scenarios\": [{GOOD_AFTER}]}}");
+    let error = parse_file(SOURCE, &text).expect_err("the file is refused");
+    check_error(
+        "scenarios twice",
+        &error,
+        SOURCE,
+        "scenarios",
+        "\"scenarios\" is given more than once",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
 #[test]
 fn a_file_that_is_not_a_scenario_file_is_rejected_under_its_own_name() {
     let cases: &[(&str, &str, &str, &str)] = &[

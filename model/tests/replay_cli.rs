@@ -212,6 +212,12 @@ fn a_file_mixing_good_and_bad_scenarios_prints_all_of_them_in_order_and_exits_1(
         (3, "duration-over-cap", "responses[0].duration_s", "exceeds"),
         (4, "runs-out-of-responses", "responses", "needs a response"),
         (5, "scenarios[5]", "name", "missing"),
+        (
+            6,
+            "header-twice",
+            "responses[0].headers.Retry-After",
+            "given more than once",
+        ),
     ];
     for (i, name, field, keyword) in rejected {
         assert_rejection(&list[i], name, field, keyword);
@@ -221,7 +227,7 @@ fn a_file_mixing_good_and_bad_scenarios_prints_all_of_them_in_order_and_exits_1(
             stderr(&out)
         );
     }
-    for i in [0, 2, 6] {
+    for i in [0, 2, 7] {
         assert_full_report(&list[i]);
     }
 }

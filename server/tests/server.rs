@@ -606,13 +606,28 @@ async fn parent_folders_are_refused_however_written() {
     }
 }
 
+/// Runs the server on `root`, expecting it to refuse: a server that starts instead is stopped
+/// after 30 s and the test fails, rather than waiting for it forever.
 fn refusal(root: &TempDir) -> (bool, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
         .args(["--port", "0", "--root"])
         .arg(&root.0)
         .stdin(Stdio::null())
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .expect("run fixture-server");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("poll fixture-server").is_none() {
+        if Instant::now() > deadline {
+            child.kill().expect("stop fixture-server");
+            let output = child.wait_with_output().expect("fixture-server output");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            panic!("fixture-server started instead of refusing: {stdout}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("fixture-server output");
     (
         output.status.success(),
         String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -637,6 +652,24 @@ fn a_rejected_scenario_stops_the_server_from_starting() {
         "{stderr}"
     );
     assert!(stderr.contains("refusing to start"), "{stderr}");
+}
+
+#[test]
+fn a_key_given_twice_stops_the_server_from_starting() {
+    let root = TempDir::new();
+    root.write(
+        "fixtures/twice.json",
+        r#"{ "scenarios": [
+              { "name": "twice", "responses": [ { "duration_s": 1, "status": 503, "status": 200 } ] }
+           ] }"#,
+    );
+    let (ok, stdout, stderr) = refusal(&root);
+    assert!(!ok);
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains("twice.json: scenario \"twice\", field `responses[0].status`: the key \"status\" is given more than once"),
+        "{stderr}"
+    );
 }
 
 #[test]
