@@ -1,6 +1,7 @@
 //! The command line, read with clap: where to listen and what to serve.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::builder::NonEmptyStringValueParser;
 use clap::error::ErrorKind;
@@ -34,6 +35,10 @@ struct Args {
     /// `--mount /e2e=tests/e2e/pages` (repeatable).
     #[arg(long = "mount", value_name = "PREFIX=DIR", value_parser = mount)]
     mounts: Vec<(String, PathBuf)>,
+    /// Close a connection that has not sent a complete request head this many seconds after the
+    /// server began waiting for one: a new connection, or one kept alive after a response.
+    #[arg(long, value_name = "SECONDS", default_value = "60", value_parser = timeout_seconds)]
+    header_timeout: Duration,
 }
 
 /// Where to listen and what to serve.
@@ -51,6 +56,8 @@ pub struct Options {
     pub faults: FaultSource,
     /// Extra folders to serve: a URL path prefix (`/e2e`) and a folder relative to the root.
     pub mounts: Vec<(String, PathBuf)>,
+    /// How long a connection may take to send a request head, idle time before it included.
+    pub header_timeout: Duration,
 }
 
 /// Where the transport faults come from.
@@ -115,6 +122,7 @@ where
         second_port: args.second_port,
         faults: args.faults.unwrap_or(FaultSource::Default),
         mounts: args.mounts,
+        header_timeout: args.header_timeout,
     })
 }
 
@@ -122,6 +130,18 @@ where
 fn port_number(text: &str) -> Result<u16, String> {
     text.parse::<u16>()
         .map_err(|_| "must be a port number from 0 to 65535".to_owned())
+}
+
+/// `--header-timeout`: seconds, more than zero (fractions allowed), at most a day.
+fn timeout_seconds(text: &str) -> Result<Duration, String> {
+    let seconds: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| "must be a number of seconds, such as 60 or 0.5".to_owned())?;
+    if !(seconds > 0.0 && seconds <= 86_400.0) {
+        return Err("must be more than 0 and at most 86400 seconds (a day)".to_owned());
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 /// `--faults`: `none`, or a file.
@@ -197,6 +217,22 @@ mod tests {
         assert_eq!(options.second_port, None);
         assert_eq!(options.faults, FaultSource::Default);
         assert!(options.mounts.is_empty());
+        assert_eq!(options.header_timeout, Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_header_timeout_is_positive_seconds() {
+        let options = run(&["--header-timeout", "0.5"], None);
+        assert_eq!(options.header_timeout, Duration::from_millis(500));
+        assert_eq!(
+            run(&["--header-timeout=90"], None).header_timeout,
+            Duration::from_secs(90)
+        );
+        for bad in ["0", "-1", "NaN", "inf", "1e999", "90000", "soon", ""] {
+            let (kind, message) = error(&[&format!("--header-timeout={bad}")], None);
+            assert_eq!(kind, ErrorKind::ValueValidation, "{bad}: {message}");
+            assert!(message.contains("--header-timeout"), "{bad}: {message}");
+        }
     }
 
     #[test]
@@ -325,6 +361,8 @@ mod tests {
             "ROOT/server/transport-faults.json",
             "--mount <PREFIX=DIR>",
             "(repeatable)",
+            "--header-timeout <SECONDS>",
+            "[default: 60]",
         ] {
             assert!(help.contains(piece), "--help lacks {piece:?}:\n{help}");
         }

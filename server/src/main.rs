@@ -62,7 +62,14 @@ async fn run(options: Options) -> ExitCode {
     };
     let state = Arc::new(AppState::new(catalog, started, &origins));
     let router = app::router(Arc::clone(&state), &options.root, &options.mounts);
-    serve::serve(listeners, router, state, shutdown_signal()).await;
+    serve::serve(
+        listeners,
+        router,
+        state,
+        options.header_timeout,
+        shutdown_signal(),
+    )
+    .await;
     eprintln!("fixture-server: stopped");
     ExitCode::SUCCESS
 }

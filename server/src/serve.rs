@@ -11,7 +11,7 @@ use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::Request;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, Notify};
@@ -53,11 +53,13 @@ impl Connection {
 }
 
 /// Serves `router` on every listener until `shutdown` completes, then lets open requests
-/// finish (for at most [`SHUTDOWN_GRACE`]).
+/// finish (for at most [`SHUTDOWN_GRACE`]). A connection that has not sent a complete request
+/// head `header_timeout` after the server began waiting for one is closed.
 pub async fn serve(
     listeners: Vec<TcpListener>,
     router: Router,
     state: Arc<AppState>,
+    header_timeout: Duration,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
@@ -71,7 +73,7 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
-        serve_connection(stream, &router, &state, &graceful);
+        serve_connection(stream, &router, &state, header_timeout, &graceful);
     }
     for acceptor in acceptors {
         acceptor.abort();
@@ -121,6 +123,7 @@ fn serve_connection(
     stream: TcpStream,
     router: &Router,
     state: &Arc<AppState>,
+    header_timeout: Duration,
     graceful: &GracefulShutdown,
 ) {
     // Small responses go out at once: timings are what the tests measure.
@@ -140,8 +143,13 @@ fn serve_connection(
         request.extensions_mut().insert(for_requests.clone());
         async move { handle(router, &state, request).await }
     });
+    // hyper starts the header timer whenever it waits for a request head: on a new connection
+    // and on one kept alive after a response, before any byte of the next request. So it is
+    // the idle timeout too, and must outlast the waits a client makes between requests.
     let connection = http1::Builder::new()
         .auto_date_header(false)
+        .timer(TokioTimer::new())
+        .header_read_timeout(header_timeout)
         .serve_connection(TokioIo::new(stream), service);
     let connection = Box::pin(graceful.watch(connection));
     tokio::spawn(async move {
