@@ -1,9 +1,9 @@
 // The npm package as npm would publish it (`npm pack --dry-run --json` of crate/pkg/, made by
 // scripts/package): its listing holds every file its manifest points to and nothing else, and
 // its manifest says what the project's own files say (crate/Cargo.toml, the app build's
-// declarations, the root README and license texts). TypeScript finds the declarations through
-// the exports map. Needs both builds (crate/pkg/ and crate/pkg-full/; scripts/test builds them)
-// and tsc on PATH (scripts/env.sh):
+// declarations, the root README and license texts); every relative link in its README names a
+// file it ships. TypeScript finds the declarations through the exports map. Needs both builds
+// (crate/pkg/ and crate/pkg-full/; scripts/test builds them) and tsc on PATH (scripts/env.sh):
 //   node --test tests/packages/manifest.test.mjs
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -53,10 +53,43 @@ test("the listing is exactly the files the package promises, and they are comple
   for (const file of pointed) {
     assert.ok(listed.has(file.replace(/^\.\//, "")), `${file} is in the package`);
   }
-  for (const file of ["README.md", "LICENSE-MIT", "LICENSE-APACHE"]) {
+  for (const file of ["LICENSE-MIT", "LICENSE-APACHE"]) {
     assert.equal(listed.get(file), statSync(path.join(root, file)).size, `${file} is the root's`);
   }
   assert.equal(listed.get("node.js"), statSync(path.join(root, "crate/npm/node.js")).size);
+});
+
+/** Every link target of a Markdown text, outside fenced code: inline links and images,
+ *  reference definitions, and HTML `href` and `src` attributes. */
+function linkTargets(markdown) {
+  const prose = markdown.split(/^```.*$/m).filter((_, i) => i % 2 === 0).join("\n");
+  const patterns = [
+    /\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g,
+    /^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm,
+    /\b(?:href|src)\s*=\s*["']([^"']+)["']/g,
+  ];
+  return patterns.flatMap((pattern) => [...prose.matchAll(pattern)].map((match) => match[1]));
+}
+
+test("every relative link in the README names a file the package ships", () => {
+  // npm shows the README without the repository around it: a link to docs/... is dead there.
+  const readme = readFileSync(path.join(pkg, "README.md"), "utf8");
+    const sample =
+    '[a](docs/x.md "t") ![i](<p.png>)\n[c]: z.md\n```\n[d](code.md)\n```\n<a href="h.md">';
+  assert.deepEqual(linkTargets(sample), ["docs/x.md", "p.png", "z.md", "h.md"], "the link reader");
+  const dead = linkTargets(readme)
+    .filter((target) => !/^([a-z][a-z0-9+.-]*:|#|\/\/)/i.test(target))
+    .filter((target) => {
+      const file = path.posix.normalize(decodeURI(target.split(/[?#]/)[0]));
+      return file.startsWith("../") || !listed.has(file.replace(/^\.\//, ""));
+    });
+  assert.deepEqual(dead, [], "links to files the package does not ship");
+  // Still the root README, links aside: every heading and the example are there.
+  const rootReadme = read("README.md");
+  for (const heading of rootReadme.match(/^#+ .*$/gm)) {
+    assert.ok(readme.includes(heading), `the packaged README has ${heading}`);
+  }
+  assert.ok(readme.includes("await fetchWithBudget("), "the example is there");
 });
 
 test("name, version, license, repository and keywords are crate/Cargo.toml's", () => {
