@@ -3,7 +3,7 @@
 //! pass. Every error names the scenario and the field; nothing panics on any input, and one bad
 //! scenario never hides the others in its file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::time::Duration;
 
@@ -243,7 +243,7 @@ fn read_document(
     repeated: &[Vec<Step>],
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
     let list = scenario_list(source, doc, repeated)?;
-    let mut seen: Vec<&str> = Vec::with_capacity(list.len());
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut out = Vec::with_capacity(list.len());
     for (i, entry) in list.iter().enumerate() {
         let name = entry.get("name").and_then(Value::as_str);
@@ -260,7 +260,7 @@ fn read_document(
             Some(path) => Err(given_twice(&label, path)),
             None => parse_scenario(&label, entry),
         };
-        if result.is_ok() && name.is_some_and(|n| seen.contains(&n)) {
+        if result.is_ok() && name.is_some_and(|n| seen.contains(n)) {
             result = Err(ScenarioError::new(
                 &label,
                 "name",
