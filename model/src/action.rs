@@ -1490,7 +1490,7 @@ mod tests {
         let date = Some("Mon, 01 Jan 2024 12:00:06 GMT");
         /// (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
         type Case<'a> = (u16, Option<&'a str>, Option<&'a str>, u32, Option<u64>);
-        let cases: [Case; 13] = [
+        let cases: [Case; 15] = [
             // Rule 13: a retryable status's valid delay, on the last attempt too.
             (429, Some("3"), None, 3, Some(3)),
             (429, Some("3"), None, 1, Some(3)),
@@ -1500,8 +1500,11 @@ mod tests {
             // Rule 19: the field stands in for a missing Retry-After, t = 0 included.
             (429, None, Some(&five), 3, Some(5)),
             (429, None, Some(&zero), 3, Some(0)),
-            // A valid Retry-After takes precedence; the field is only reported.
+            // Before the last attempt a valid Retry-After takes precedence; the field is only
+            // reported. On the last attempt rules 13 and 20 both hold: the later of the two.
             (429, Some("2"), Some(&nine), 3, Some(2)),
+            (429, Some("2"), Some(&nine), 1, Some(9)),
+            (429, Some("7"), Some(&five), 1, Some(7)),
             // Rule 20: a spent quota on any other response blocks the others for T > 0.
             (200, None, Some(&five), 3, Some(5)),
             (429, None, Some(&five), 1, Some(5)),

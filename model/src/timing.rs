@@ -69,20 +69,25 @@ impl Timing {
     /// `RateLimit` reading too, under rule 19, unless it is the last attempt). Rule 20: any other
     /// response whose field says the quota is spent for `T > 0` seconds (a 2xx, a status that
     /// is not retried, a retryable one on the last attempt or with a date no clock could
-    /// measure), unless a server delay on a retryable status was announced by rule 13.
+    /// measure). Before the last attempt a valid `Retry-After` takes precedence over the field
+    /// (rule 19); on the last attempt both rules hold, and the later of the two is announced.
     /// `retryable`: the policy retries the response's status; `last`: it answered the last
     /// allowed attempt.
     pub(crate) fn announces(&self, retryable: bool, last: bool) -> Option<Duration> {
+        let spent = self
+            .ratelimit
+            .as_ref()
+            .and_then(RateLimit::reset)
+            .filter(|reset| !reset.is_zero());
         match self.next {
             ServerDelay::Usable(WaitSource::RateLimit, reset) if retryable && !last => Some(reset),
             ServerDelay::Usable(source, delay) if retryable && source != WaitSource::RateLimit => {
-                Some(delay)
+                let later = spent
+                    .filter(|_| last)
+                    .map_or(delay, |reset| reset.max(delay));
+                Some(later)
             }
-            _ => self
-                .ratelimit
-                .as_ref()
-                .and_then(RateLimit::reset)
-                .filter(|reset| !reset.is_zero()),
+            _ => spent,
         }
     }
 }
