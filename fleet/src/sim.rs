@@ -13,6 +13,7 @@
 
 use core::cmp::Ordering;
 use core::time::Duration;
+use std::collections::binary_heap::PeekMut;
 use std::collections::BinaryHeap;
 
 use retry_budget_model::utc::UtcTime;
@@ -210,13 +211,43 @@ pub fn run_observed(s: &Scenario, kind: Kind, times: &[u64], observe: impl FnMut
                 pages.next();
                 sim.arrive(at);
             }
-            _ => match sim.heap.pop() {
-                Some(Entry { at, ev, .. }) => sim.step(at, ev),
-                None => break,
-            },
+            _ => {
+                let Some(mut top) = sim.heap.peek_mut() else {
+                    break;
+                };
+                // A timer entry that only carries its widget's timer on is moved to the later
+                // time where it stands, which sifts it down once: a pop and a push sift twice.
+                match carried(&mut sim.slots, &top) {
+                    Some(later) => *top = later,
+                    None => {
+                        let Entry { at, ev, .. } = PeekMut::pop(top);
+                        sim.step(at, ev);
+                    }
+                }
+            }
         }
     }
     sim.finish()
+}
+
+/// The entry that `top`, the earliest in the queue, becomes when it is its widget's timer
+/// entry and the timer has moved to a later time: the same entry at the timer's time, in the
+/// place the timer took when it was queued. `None` for every other entry, which is taken off.
+fn carried(slots: &mut [Slot], top: &Entry) -> Option<Entry> {
+    let Ev::Timer(id) = top.ev else {
+        return None;
+    };
+    let slot = &mut slots[id as usize];
+    let live = slot.entry == top.at;
+    if !live || slot.timer == top.at || slot.timer == NEVER || !slot.queued {
+        return None;
+    }
+    slot.entry = slot.timer;
+    Some(Entry {
+        at: slot.timer,
+        seq: slot.timer_seq,
+        ev: top.ev,
+    })
 }
 
 /// Nanoseconds as a duration.
@@ -243,7 +274,7 @@ impl<O: FnMut(Note)> Sim<O> {
 
     /// Queues the widget's timer, which takes the next place in order now. When the widget
     /// already has an entry in the queue no later than the timer, none is added: that entry
-    /// carries the timer on to its time when it comes up ([`Sim::timer_entry`]), in the place
+    /// carries the timer on to its time when it comes up ([`carried`]), in the place
     /// it took here. A block moves many waits later; an entry for each move, left stale in the
     /// queue until the wait's old end, made the queue half as large again.
     fn queue_timer(&mut self, id: u32) {
@@ -258,8 +289,9 @@ impl<O: FnMut(Note)> Sim<O> {
         self.enqueue(at, self.seq, Ev::Timer(id));
     }
 
-    /// The widget's timer entry at `now` came up: the timer fires if it is due now, or is
-    /// carried on to its later time. Any other entry of the widget's is stale.
+    /// The widget's timer entry at `now` came up, and did not carry the timer on
+    /// ([`carried`]): the timer fires if it is due now. Any other entry of the widget's is
+    /// stale.
     fn timer_entry(&mut self, now: u64, id: u32) {
         let slot = &mut self.slots[id as usize];
         if slot.entry != now {
@@ -268,10 +300,6 @@ impl<O: FnMut(Note)> Sim<O> {
         slot.entry = NEVER;
         if slot.timer == now {
             self.timer(now, id);
-        } else if slot.timer != NEVER && slot.queued {
-            let (at, seq) = (slot.timer, slot.timer_seq);
-            slot.entry = at;
-            self.enqueue(at, seq, Ev::Timer(id));
         }
     }
 
