@@ -162,6 +162,12 @@ struct Sim<O> {
     /// The `Retry-After` text of the answer being received.
     header: String,
     slots: Vec<Slot>,
+    /// Our clients that stopped, for new widgets to reuse rather than allocate their own.
+    #[expect(
+        clippy::vec_box,
+        reason = "the allocations are what is reused: a slot holds its action boxed"
+    )]
+    spare: Vec<Box<Action>>,
     tally: Tally,
     observe: O,
 }
@@ -199,6 +205,7 @@ pub fn run_observed(s: &Scenario, kind: Kind, times: &[u64], observe: impl FnMut
         seq: 0,
         header: String::new(),
         slots: Vec::with_capacity(widgets),
+        spare: Vec::new(),
         tally: Tally::default(),
         observe,
     };
@@ -318,8 +325,7 @@ impl<O: FnMut(Note)> Sim<O> {
             let id = self.slots.len() as u32;
             let (client, first) = match self.kind {
                 Kind::Ours { policy, .. } => {
-                    let (action, d) = Action::start_untraced(policy, &[], 0.0)
-                        .expect("the policies here are valid");
+                    let (action, d) = self.start_ours(policy);
                     (Client::Ours(action), Step::from_decision(d))
                 }
                 Kind::Ky => (Client::Ky(Ky::default()), Ky::FIRST),
@@ -343,6 +349,17 @@ impl<O: FnMut(Note)> Sim<O> {
             self.perform(now, id, first);
             self.retire(id);
         }
+    }
+
+    /// Starts one of our clients, in the place of one that stopped when there is one.
+    fn start_ours(&mut self, policy: Policy) -> (Box<Action>, Decision) {
+        let started = match self.spare.pop() {
+            Some(mut action) => action
+                .restart_untraced(policy, &[], 0.0)
+                .map(|d| (action, d)),
+            None => Action::start_untraced(policy, &[], 0.0),
+        };
+        started.expect("the policies here are valid")
     }
 
     /// A request reaches the service and waits its turn there. Its answer is only sent back
@@ -449,11 +466,15 @@ impl<O: FnMut(Note)> Sim<O> {
         self.retire(id);
     }
 
-    /// Drops a stopped widget's client, once what it announced has been shared.
+    /// Lets a stopped widget's client go, once what it announced has been shared: ours is
+    /// kept for a new widget.
     fn retire(&mut self, id: u32) {
         let slot = &mut self.slots[id as usize];
-        if slot.done_at != NEVER {
-            slot.client = Client::Done;
+        if slot.done_at == NEVER {
+            return;
+        }
+        if let Client::Ours(action) = core::mem::replace(&mut slot.client, Client::Done) {
+            self.spare.push(action);
         }
     }
 

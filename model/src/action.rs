@@ -584,6 +584,20 @@ impl Action {
         Ok((action, first))
     }
 
+    /// [`Action::start_untraced`] in the place of this action, which is dropped: a fleet that
+    /// runs a million actions, a few thousand at a time, reuses the memory of those that
+    /// stopped rather than allocate each anew.
+    pub fn restart_untraced(
+        &mut self,
+        policy: Policy,
+        blocked_until: &[Duration],
+        draw: f64,
+    ) -> Result<Decision, PolicyError> {
+        policy.validate()?;
+        *self = Action::idle(policy, false);
+        Ok(self.enter(blocked_until, draw))
+    }
+
     /// An action whose screen let go before it began (its signal was already aborted): it sent
     /// nothing and waited for nothing, and its report says so: `user_left` at 0, no attempt.
     pub fn abandoned(policy: Policy) -> Action {
@@ -1454,6 +1468,19 @@ mod tests {
         lean.on_response(s(1), rate_limited(Some(" 3")));
         let header = &lean.last_response().expect("a response").retry_after.header;
         assert_eq!((header.kind(), header.raw()), ("seconds", Some("")));
+    }
+
+    #[test]
+    fn a_restarted_action_is_a_new_one() {
+        let policy = Policy::new();
+        let (mut old, _) = Action::start_untraced(policy, &[], 0.0).expect("valid");
+        old.on_response(s(1), rate_limited(Some("30")));
+        assert!(old.stopped().is_some());
+        let (new, first) = Action::start_untraced(policy, &[s(2)], 0.5).expect("valid");
+        assert_eq!(old.restart_untraced(policy, &[s(2)], 0.5), Ok(first));
+        assert_eq!(format!("{old:?}"), format!("{new:?}"));
+        let invalid = Policy::new().with_max_attempts(0);
+        assert!(old.restart_untraced(invalid, &[], 0.0).is_err());
     }
 
     /// A response that timed out (read after its cap) or that nobody awaits announces
