@@ -445,8 +445,10 @@ impl<O: FnMut(Note)> Sim<O> {
             return;
         };
         let first = from / self.widgets * self.widgets;
-        for id in (first..first + self.widgets).filter(|&id| id != from) {
-            self.block(now, id, until);
+        for id in first..first + self.widgets {
+            if id != from {
+                self.block(now, id, until);
+            }
         }
     }
 
