@@ -401,7 +401,7 @@ impl<O: FnMut(Note)> Sim<O> {
                 let clock = ReceiptClock::Server(server_clock(now));
                 let response = Response::new(answer.status, header, clock);
                 let draw = self.rng.unit();
-                Step::from_decision(a.on_response_untraced(dur(elapsed), response, draw))
+                Step::from_decision(a.on_response_drawn(dur(elapsed), response, draw))
             }
             Client::Ky(k) => k.on_response(answer.status, header, server_clock(now)),
             Client::Naive(n) => n.on_response(answer.status),

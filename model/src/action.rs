@@ -568,9 +568,7 @@ impl Action {
     /// [`Action::start_on_origin`] without a trace: every decision, figure and visible line is
     /// the same, but no event or attempt start is kept ([`Action::events`] and
     /// [`Action::attempt_starts`] stay empty). For simulations of many actions at once, where
-    /// nobody reads a trace and keeping one costs most of the run; such a driver passes the
-    /// responses to [`Action::on_response_untraced`], which does not copy their
-    /// `Retry-After` text either.
+    /// nobody reads a trace and keeping one costs most of the run.
     /// The action is made on the heap where it stays: a fleet keeps a million of them, and
     /// moving one there from the stack cost more than deciding its first step.
     pub fn start_untraced(
@@ -657,30 +655,6 @@ impl Action {
         response: Response<'_>,
         draw: f64,
     ) -> Decision {
-        self.receive(now, response, draw, true)
-    }
-
-    /// [`Action::on_response_drawn`] for a driver of untraced actions ([`Action::start_untraced`]):
-    /// an untraced action reads the `Retry-After` without copying its text (its last response
-    /// reads the same, with an empty `raw`), which spares a fleet an allocation per response. A
-    /// traced action keeps the text, as [`Action::on_response_drawn`] does.
-    pub fn on_response_untraced(
-        &mut self,
-        now: Duration,
-        response: Response<'_>,
-        draw: f64,
-    ) -> Decision {
-        self.receive(now, response, draw, self.traced)
-    }
-
-    /// [`Action::on_response_drawn`], copying the `Retry-After` text when `keep_text`.
-    fn receive(
-        &mut self,
-        now: Duration,
-        response: Response<'_>,
-        draw: f64,
-        keep_text: bool,
-    ) -> Decision {
         // What this response announces, if anything: not what an earlier one did.
         self.announced = None;
         let Phase::InFlight {
@@ -701,7 +675,7 @@ impl Action {
             .request_time
             .saturating_add(now.saturating_sub(started));
         let status = response.status;
-        let timing = Timing::read(&self.policy, &response, keep_text);
+        let timing = Timing::read(&self.policy, &response);
         let cause = self.stops_at(status, attempt);
         // Rules 13, 19, 20: what the others sharing this limit must wait for, announced even
         // when this action stops here. Only a retryable status's delay binds this action too.
@@ -1486,26 +1460,6 @@ mod tests {
         assert_eq!(traced.attempt_starts(), starts);
         assert!(traced.events().len() > 5);
         assert!(lean.events().is_empty() && lean.attempt_starts().is_empty());
-        // The last response (a 429 without Retry-After) is the same; a header's text is not kept.
-        assert_eq!(traced.last_response(), lean.last_response());
-        let mut lean = Action::start_untraced(policy, &[], 0.0).expect("valid").0;
-        let mut traced = Action::start(policy).expect("valid").0;
-        for action in [&mut lean, &mut traced] {
-            let d = action.on_response_untraced(s(1), rate_limited(Some(" 3")), 0.0);
-            assert_eq!(d, Decision::Wait { until: s(4) });
-        }
-        let header = |a: &Action| {
-            a.last_response()
-                .expect("a response")
-                .retry_after
-                .header
-                .clone()
-        };
-        assert_eq!(
-            (header(&lean).kind(), header(&lean).raw()),
-            ("seconds", Some(""))
-        );
-        assert_eq!(header(&traced).raw(), Some(" 3"));
     }
 
     #[test]

@@ -47,18 +47,10 @@ impl RetryAfter {
     /// Reads a header value (None = absent). Optional whitespace (SP and HTAB only) is trimmed at
     /// both ends first; any other whitespace, such as a newline, makes the value invalid.
     pub fn parse(value: Option<&str>) -> RetryAfter {
-        RetryAfter::read(value, true)
-    }
-
-    /// [`RetryAfter::parse`], copying the text only when `keep_text`: a reading that nobody
-    /// keeps (an untraced action's) leaves `raw` empty and allocates nothing.
-    pub(crate) fn read(value: Option<&str>, keep_text: bool) -> RetryAfter {
         let Some(raw) = value else {
             return RetryAfter::Missing;
         };
         let text = raw.trim_matches(|c| c == ' ' || c == '\t');
-        // A copy of nothing allocates nothing.
-        let raw = if keep_text { raw } else { "" };
         if let Some(secs) = delay_seconds(text) {
             RetryAfter::Seconds {
                 raw: raw.to_owned(),

@@ -31,11 +31,10 @@ pub(crate) enum ServerDelay {
 }
 
 impl Timing {
-    /// Reads `response` under `policy`, keeping the `Retry-After` text when `keep_text`. A date
-    /// that names no instant once it is resolved against the receipt (an RFC 850 February 29 in
-    /// a common year) becomes invalid.
-    pub(crate) fn read(policy: &Policy, response: &Response<'_>, keep_text: bool) -> Timing {
-        let mut header = RetryAfter::read(response.retry_after, keep_text);
+    /// Reads `response` under `policy`. A date that names no instant once it is resolved
+    /// against the receipt (an RFC 850 February 29 in a common year) becomes invalid.
+    pub(crate) fn read(policy: &Policy, response: &Response<'_>) -> Timing {
+        let mut header = RetryAfter::parse(response.retry_after);
         let ratelimit = response
             .ratelimit
             .filter(|_| policy.ratelimit_fields)
