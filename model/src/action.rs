@@ -582,9 +582,9 @@ impl Action {
         Ok((action, first))
     }
 
-    /// [`Action::start_untraced`] in the place of this action, which is dropped: a fleet that
-    /// runs a million actions, a few thousand at a time, reuses the memory of those that
-    /// stopped rather than allocate each anew.
+    /// [`Action::start_untraced`] in the place of this action, which it replaces (an invalid
+    /// policy leaves it as it was): a fleet that runs a million actions, a few thousand at a
+    /// time, reuses the memory of those that stopped rather than allocate each anew.
     pub fn restart_untraced(
         &mut self,
         policy: Policy,

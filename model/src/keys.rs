@@ -1,6 +1,6 @@
 //! Keys given twice in one JSON object. `serde_json::Value` keeps only the last of them, so a
 //! scenario file read through it would silently lose the first; the loader scans the text with
-//! this first and refuses each key it finds twice, naming where.
+//! this first, and refuses a scenario (or the file) that gives a key twice, naming where.
 
 use std::collections::BTreeSet;
 use std::fmt;

@@ -228,7 +228,9 @@ pub fn parse_file(
     read_document(source, &doc, &repeated_keys(text))
 }
 
-/// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`).
+/// Loads every scenario of an already-parsed document (`{"scenarios": [...]}`). A parsed
+/// `Value` has already kept only one of a key given twice: text goes to [`parse_file`], which
+/// refuses that.
 pub fn parse_document(
     source: &str,
     doc: &Value,
@@ -322,7 +324,7 @@ fn given_twice(label: &str, path: &[Step]) -> ScenarioError {
         label,
         &field,
         format!(
-            "the key \"{key}\" is given more than once in one object; a JSON reader keeps only one of them, so give it once"
+            "the key {key:?} is given more than once in one object; only one of them would be read, so give it once"
         ),
     )
 }

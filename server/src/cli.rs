@@ -132,14 +132,14 @@ fn port_number(text: &str) -> Result<u16, String> {
         .map_err(|_| "must be a port number from 0 to 65535".to_owned())
 }
 
-/// `--header-timeout`: seconds, more than zero (fractions allowed), at most a day.
+/// `--header-timeout`: seconds, at least a millisecond (fractions allowed), at most a day.
 fn timeout_seconds(text: &str) -> Result<Duration, String> {
     let seconds: f64 = text
         .trim()
         .parse()
         .map_err(|_| "must be a number of seconds, such as 60 or 0.5".to_owned())?;
-    if !(seconds > 0.0 && seconds <= 86_400.0) {
-        return Err("must be more than 0 and at most 86400 seconds (a day)".to_owned());
+    if !(0.001..=86_400.0).contains(&seconds) {
+        return Err("must be at least 0.001 and at most 86400 seconds (a day)".to_owned());
     }
     Ok(Duration::from_secs_f64(seconds))
 }
@@ -221,14 +221,16 @@ mod tests {
     }
 
     #[test]
-    fn a_header_timeout_is_positive_seconds() {
+    fn a_header_timeout_is_seconds_from_a_millisecond_to_a_day() {
         let options = run(&["--header-timeout", "0.5"], None);
         assert_eq!(options.header_timeout, Duration::from_millis(500));
         assert_eq!(
             run(&["--header-timeout=90"], None).header_timeout,
             Duration::from_secs(90)
         );
-        for bad in ["0", "-1", "NaN", "inf", "1e999", "90000", "soon", ""] {
+        for bad in [
+            "0", "1e-10", "0.0009", "-1", "NaN", "inf", "1e999", "90000", "soon", "",
+        ] {
             let (kind, message) = error(&[&format!("--header-timeout={bad}")], None);
             assert_eq!(kind, ErrorKind::ValueValidation, "{bad}: {message}");
             assert!(message.contains("--header-timeout"), "{bad}: {message}");
