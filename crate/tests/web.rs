@@ -2032,3 +2032,38 @@ async fn a_ratelimit_field_is_waited_for_as_a_server_delay() {
     }
     assert_clean();
 }
+
+/// Rules 13 and 20 on the last attempt: a 429 with `Retry-After: 0` and `RateLimit:
+/// "default";r=0;t=1` stops its own action (no attempt is left) and blocks the page's other
+/// actions for the later of the two, 1 s from its receipt: the shorter `Retry-After` does not
+/// hide the spent quota.
+#[wasm_bindgen_test]
+async fn a_last_attempt_announces_the_later_of_its_retry_after_and_its_ratelimit_reading() {
+    let url = "http://last-attempt.invalid/palettes";
+    let last = json!([{ "duration_s": 0.05, "status": 429, "headers": {
+        "Retry-After": "0", "RateLimit": "\"default\";r=0;t=1"
+    } }]);
+    let mut policy = roomy();
+    policy["max_attempts"] = json!(1);
+    policy["ratelimit_fields"] = json!(true);
+    let fetch_a = ScriptedFetch::new(&last.to_string());
+    let log_a = UpdateLog::new();
+    let t0 = now_ms();
+    let a = start(url, &sharing("page", &policy, &fetch_a, &log_a));
+    told(&log_a, "receipt").await;
+    let fetch_b = ScriptedFetch::new(&one_ok().to_string());
+    let b = start(url, &sharing("page", &roomy(), &fetch_b, &UpdateLog::new()));
+    let (report_a, report_b) = (resolved(a).await, resolved(b).await);
+    assert_eq!(report_a["outcome"], "attempts_exhausted", "{report_a}");
+    assert_eq!(report_b["outcome"], "success", "{report_b}");
+    // A's 429 settled no earlier than 50 ms after t0, so the block ends 1,050 ms after it.
+    let first_b = calls(&fetch_b)[0].start_ms - t0;
+    assert!(
+        first_b >= 1_050.0 - 5.0,
+        "B's request at {first_b} ms, before the quota's reset"
+    );
+    let waits = events(&report_b, "wait");
+    assert_eq!(waits.len(), 1, "{report_b}");
+    assert_eq!(waits[0]["source"], "origin_block", "{report_b}");
+    assert_clean();
+}
