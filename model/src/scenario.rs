@@ -252,12 +252,10 @@ fn read_document(
         let label = name
             .filter(|n| !n.is_empty())
             .map_or_else(|| format!("scenarios[{i}]"), String::from);
-        let twice = repeated.iter().find_map(|path| match path.as_slice() {
-            [Step::Key(top), Step::Index(at), rest @ ..] if top == "scenarios" && *at == i => {
-                Some(rest)
-            }
-            _ => None,
-        });
+        let twice = repeated
+            .iter()
+            .find_map(|path| in_scenario(path).filter(|(at, _)| *at == i))
+            .map(|(_, rest)| rest);
         let mut result = match twice {
             Some(path) => Err(given_twice(&label, path)),
             None => parse_scenario(&label, entry),
@@ -290,8 +288,7 @@ fn scenario_list<'d>(
             format!("expected an object with `scenarios`, found {found}"),
         ));
     };
-    let outside = |path: &&Vec<Step>| !matches!(path.as_slice(), [Step::Key(top), Step::Index(_), ..] if top == "scenarios");
-    if let Some(path) = repeated.iter().find(outside) {
+    if let Some(path) = repeated.iter().find(|path| in_scenario(path).is_none()) {
         return Err(given_twice(source, path));
     }
     if let Some(key) = members.keys().find(|k| *k != "scenarios") {
@@ -307,6 +304,15 @@ fn scenario_list<'d>(
                 format!("expected an array, found {found}"),
             ))
         }
+    }
+}
+
+/// The scenario that `path` leads into (its index in `scenarios`) and the rest of the path
+/// within it; `None` for a path outside the scenarios.
+fn in_scenario(path: &[Step]) -> Option<(usize, &[Step])> {
+    match path {
+        [Step::Key(top), Step::Index(at), rest @ ..] if top == "scenarios" => Some((*at, rest)),
+        _ => None,
     }
 }
 
