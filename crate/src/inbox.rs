@@ -3,14 +3,15 @@
 //! writes here and wakes the action; the driver reads them in one place, leaving first, so no
 //! source ever runs the driver from inside another step.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
 use std::task::Waker;
 
 /// The inputs an action has not handled yet, and the waker of the action waiting for them.
 #[derive(Default)]
 pub(crate) struct Inbox {
     left: Cell<bool>,
-    heard: Cell<Option<f64>>,
+    heard: RefCell<VecDeque<f64>>,
     rang: Cell<bool>,
     waker: Cell<Option<Waker>>,
 }
@@ -28,16 +29,17 @@ impl Inbox {
     }
 
     /// Another action learned that the origin is blocked until `until_ms` (shared-clock
-    /// milliseconds). Of the blocks heard since the last read, the latest end is kept.
+    /// milliseconds). Every block is kept, in the order heard, as the model records each one:
+    /// several can arrive before the action next runs, when other actions are answered in the
+    /// same task.
     pub(crate) fn hear(&self, until_ms: f64) {
-        let latest = self.heard.get().map_or(until_ms, |held| held.max(until_ms));
-        self.heard.set(Some(latest));
+        self.heard.borrow_mut().push_back(until_ms);
         self.wake();
     }
 
-    /// The latest block heard since the last read.
+    /// The first block heard and not yet read.
     pub(crate) fn take_heard(&self) -> Option<f64> {
-        self.heard.take()
+        self.heard.borrow_mut().pop_front()
     }
 
     /// The armed timer fired.

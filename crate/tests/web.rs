@@ -48,6 +48,8 @@ extern "C" {
     fn sleep_promise(ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hideThenShow)]
     fn hide_then_show(gap_ms: f64) -> Promise;
+    #[wasm_bindgen(js_name = openGate)]
+    fn open_gate(name: &str);
     #[wasm_bindgen(js_name = describeError)]
     fn describe_error(error: &JsValue) -> String;
 
@@ -1545,6 +1547,51 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
     assert!(
         !limits.to_string().contains("shared.invalid"),
         "an ended block is forgotten: {limits}"
+    );
+    assert_clean();
+}
+
+/// Two blocks that reach an action at once are both heard, as the model hears each block: A
+/// and B are answered in the same task, with `Retry-After: 1` and `Retry-After: 2`, while C's
+/// request is in flight. C's trace has a `blocked` event for each (an inbox that kept only the
+/// latest end lost A's), and it succeeds when its response comes.
+#[wasm_bindgen_test]
+async fn blocks_that_arrive_together_are_each_heard() {
+    let url = "http://together.invalid/palettes";
+    let policy = roomy();
+    let gated = |retry_after: &str| {
+        json!([
+            { "gate": "together", "status": 429, "headers": { "Retry-After": retry_after } },
+            { "duration_s": 0.05, "status": 200, "body": list() }
+        ])
+    };
+    let slow = json!([{ "duration_s": 0.3, "status": 200, "body": list() }]);
+    let fetches = [gated("1"), gated("2"), slow].map(|s| ScriptedFetch::new(&s.to_string()));
+    let t0 = now_ms();
+    let runs: Vec<Promise> = fetches
+        .iter()
+        .map(|fetch| start(url, &sharing("page", &policy, fetch, &UpdateLog::new())))
+        .collect();
+    sleep(100.0).await;
+    open_gate("together");
+    let mut reports = Vec::new();
+    for run in runs {
+        reports.push(resolved(run).await);
+    }
+    let c = &reports[2];
+    assert_eq!(c["outcome"], "success", "{c}");
+    let mut until: Vec<f64> = events(c, "blocked")
+        .iter()
+        .map(|b| num(&b["until_s"]))
+        .collect();
+    assert_eq!(until.len(), 2, "one `blocked` event for each block: {c}");
+    // A's block ends 1 s after its receipt and B's 2 s after, both at about 0.1 s on C's clock.
+    until.sort_by(f64::total_cmp);
+    let received = (calls(&fetches[0])[0].settled_ms.expect("settled") - t0) / 1000.0;
+    assert!(until[1] - until[0] > 0.9, "A's block and B's: {until:?}");
+    assert!(
+        until[0] >= 1.0 + received - 0.05,
+        "{until:?}, A answered at {received} s"
     );
     assert_clean();
 }

@@ -28,6 +28,23 @@ export function sleep(ms) {
   return new Promise((resolve) => realSetTimeout(resolve, ms));
 }
 
+/** Named gates that scripted responses can wait on, each opened once by `openGate`. */
+const gates = new Map();
+
+function gate(name) {
+  if (!gates.has(name)) {
+    let open;
+    const opened = new Promise((resolve) => { open = resolve; });
+    gates.set(name, { opened, open });
+  }
+  return gates.get(name);
+}
+
+/** Opens gate `name`: every response waiting on it arrives, all in the same task. */
+export function openGate(name) {
+  gate(name).open();
+}
+
 function abortError() {
   return new DOMException("The operation was aborted.", "AbortError");
 }
@@ -58,7 +75,9 @@ function headersFor(entry) {
  * - `{duration_s, status, headers?, body?}`: a real Response after `duration_s`;
  * - `{duration_s, transport_error}`: rejects with a TypeError after `duration_s`, as fetch does;
  * - `{duration_s, status, hang: "body"}`: the Response arrives, its body never finishes;
- * - `{hang: "headers"}`: nothing ever arrives.
+ * - `{hang: "headers"}`: nothing ever arrives;
+ * - `{gate: "name", status, headers?, body?}`: the Response arrives when `openGate("name")` is
+ *   called, together with every other response waiting on that gate.
  * Like the real fetch, an abort of `init.signal` rejects the pending promise (or errors the body
  * stream) with an AbortError DOMException, unless the entry says `ignore_abort: true`, in which
  * case the result still arrives late. Every call is recorded, with when its signal fired.
@@ -121,7 +140,7 @@ export class ScriptedFetch {
         signal.addEventListener("abort", onAbort, { once: true });
       }
       if (entry.hang === "headers") return;
-      timer = realSetTimeout(() => {
+      const arrive = () => {
         timer = null;
         if (honour) signal.removeEventListener("abort", onAbort);
         if (entry.transport_error !== undefined) {
@@ -149,7 +168,14 @@ export class ScriptedFetch {
         }
         settle(entry.hang === "body" ? "headers_only" : "response");
         resolve(new Response(body, { status: entry.status, headers }));
-      }, (entry.duration_s || 0) * 1000);
+      };
+      if (entry.gate !== undefined) {
+        gate(entry.gate).opened.then(() => {
+          if (record.settled === null) arrive();
+        });
+      } else {
+        timer = realSetTimeout(arrive, (entry.duration_s || 0) * 1000);
+      }
     });
   }
 
