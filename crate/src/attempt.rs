@@ -18,7 +18,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::AbortController;
 
 use crate::clock::wall_now;
-use crate::js::set;
+use crate::js::{has_method, promise_resolve, read_member, set};
 
 /// A response read to the end: what the model is told, and the body for the caller.
 pub(crate) struct Received {
@@ -49,10 +49,11 @@ impl Attempt {
         set(&init, "signal", &abort.signal());
         let sent = fetch
             .call2(&JsValue::UNDEFINED, &JsValue::from_str(url), &init)
+            .and_then(|sent| promise_resolve(&sent))
             .map_err(|e| failure_word(&e))?;
         Ok(Attempt {
             abort,
-            exchange: Box::pin(exchange(Promise::resolve(&sent))),
+            exchange: Box::pin(exchange(sent)),
             finished: false,
         })
     }
@@ -62,18 +63,14 @@ impl Attempt {
 async fn exchange(sent: Promise) -> Result<Received, String> {
     let failed = |e: JsValue| failure_word(&e);
     let response = JsFuture::from(sent).await.map_err(failed)?;
-    let response: web_sys::Response = response
-        .dyn_into()
-        .map_err(|_| String::from("not_a_response"))?;
-    let headers = response.headers();
-    let text = response.text().map_err(failed)?;
-    Ok(Received {
-        status: response.status(),
-        retry_after: headers.get("Retry-After").ok().flatten(),
-        ratelimit: headers.get("RateLimit").ok().flatten(),
-        date: headers.get("Date").ok().flatten(),
-        body: JsFuture::from(text).await.map_err(failed)?,
-    })
+    let mut received = Received::read(&response).ok_or("not_a_response")?;
+    let response: &web_sys::Response = response.unchecked_ref();
+    let text = response
+        .text()
+        .and_then(|text| promise_resolve(&text))
+        .map_err(failed)?;
+    received.body = JsFuture::from(text).await.map_err(failed)?;
+    Ok(received)
 }
 
 impl Future for Attempt {
@@ -95,6 +92,31 @@ impl Drop for Attempt {
 }
 
 impl Received {
+    /// The status and headers of `response`, its body not yet read. A response is read by what
+    /// it has, not by its class, so that one from another realm (an iframe's `fetch`, a Node
+    /// fetch library's own `Response`) is read as well: a whole `status` from 0 to 999,
+    /// `headers` with a `get` method, and a `text` method. It is the caller's object, so every
+    /// read catches what it throws; `None` for anything else.
+    fn read(response: &JsValue) -> Option<Received> {
+        let status = read_member(response, "status").ok()??.as_f64()?;
+        if status.fract() != 0.0 || !(0.0..=999.0).contains(&status) {
+            return None;
+        }
+        let headers = read_member(response, "headers").ok()??;
+        if !has_method(&headers, "get") || !has_method(response, "text") {
+            return None;
+        }
+        let headers: &web_sys::Headers = headers.unchecked_ref();
+        let header = |name| headers.get(name).ok();
+        Some(Received {
+            status: status as u16,
+            retry_after: header("Retry-After")?,
+            ratelimit: header("RateLimit")?,
+            date: header("Date")?,
+            body: JsValue::UNDEFINED,
+        })
+    }
+
     /// The response as the model reads it, with the clock evidence for an HTTP-date: the
     /// response's own `Date`, or else the local clock (which the model uses only when the policy
     /// trusts it).

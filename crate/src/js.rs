@@ -1,4 +1,7 @@
 //! JavaScript values: what the module reads of the objects it is given, and what it hands back.
+//! The objects a caller gives may be hostile (a revoked `Proxy`, a getter that throws): every
+//! call on them goes through a binding that catches what they throw, since an exception that
+//! crossed the module's frames would leave it broken for every later call.
 //! Everything that goes out (reports, updates, the default policy, the rate limits) is a serde
 //! value handed over by serde-wasm-bindgen in its JSON-compatible mode: plain objects, arrays
 //! and `null`, never `Map` or `undefined`.
@@ -48,6 +51,14 @@ extern "C" {
     /// `JSON.parse(text)` of text from elsewhere.
     #[wasm_bindgen(js_namespace = JSON, js_name = parse, catch)]
     pub(crate) fn parse_json(text: &JsValue) -> Result<JsValue, JsValue>;
+
+    /// `Array.isArray(value)`, which a revoked `Proxy` makes throw.
+    #[wasm_bindgen(js_namespace = Array, js_name = isArray, catch)]
+    pub(crate) fn is_array(value: &JsValue) -> Result<bool, JsValue>;
+
+    /// `Promise.resolve(value)`, which a promise whose `constructor` getter throws makes throw.
+    #[wasm_bindgen(js_namespace = Promise, js_name = resolve, catch)]
+    pub(crate) fn promise_resolve(value: &JsValue) -> Result<js_sys::Promise, JsValue>;
 }
 
 /// The global object.
@@ -64,6 +75,17 @@ pub(crate) fn member(value: &JsValue, key: &str) -> Option<JsValue> {
     js_sys::Reflect::get(value, &JsValue::from_str(key))
         .ok()
         .filter(|v| !v.is_undefined())
+}
+
+/// `value[key]` of an object a caller gave, as [`member`] reads it, except that a getter (or a
+/// `Proxy`) that throws is an error: what the caller meant cannot be known, so it is not read
+/// as absent.
+pub(crate) fn read_member(value: &JsValue, key: &str) -> Result<Option<JsValue>, JsValue> {
+    if !value.is_object() {
+        return Ok(None);
+    }
+    js_sys::Reflect::get(value, &JsValue::from_str(key))
+        .map(|v| Some(v).filter(|v| !v.is_undefined()))
 }
 
 /// Whether `value[key]` is a function.

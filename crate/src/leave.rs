@@ -11,7 +11,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use crate::inbox::Inbox;
-use crate::js::{global, has_method};
+use crate::js::{global, has_method, read_member};
 
 thread_local! {
     /// The action that owns each named screen, by its inbox.
@@ -29,32 +29,36 @@ fn with_screens<T>(f: impl FnOnce(&mut Vec<(String, Rc<Inbox>)>) -> T) -> Option
 pub(crate) struct Ownership {
     inbox: Rc<Inbox>,
     screen: Option<String>,
-    _listeners: Vec<EventListener>,
+    _abort: Option<AbortListener>,
+    _hidden: Option<EventListener>,
 }
 
 impl Ownership {
     /// Takes ownership of `screen` (ending the action that held it), and listens to `signal`
     /// and to the page being hidden; whichever lets go tells `inbox`. An already aborted
     /// `signal` has let go before this returns, and takes no screen: an action that never
-    /// begins does not end the one that holds it.
+    /// begins does not end the one that holds it. So has a signal that cannot be read or
+    /// listened to (a hostile `Proxy`): an abort the action could not hear would be lost.
     pub(crate) fn claim(
         screen: Option<String>,
         signal: Option<&AbortSignal>,
         inbox: &Rc<Inbox>,
     ) -> Ownership {
-        let mut listeners = Vec::with_capacity(2);
-        if let Some(signal) = signal {
-            if signal.aborted() {
+        let abort = signal.and_then(|signal| {
+            let aborted = read_member(signal, "aborted").map(|a| a.and_then(|a| a.as_bool()));
+            let listener = AbortListener::new(signal, inbox);
+            if aborted != Ok(Some(false)) || listener.is_none() {
                 inbox.leave();
             }
-            listeners.push(leave_on(signal, "abort", inbox));
-        }
+            listener
+        });
         // A window fires pagehide; a worker or Node has no page to hide (Node's global takes no
         // listeners at all).
         let global = global();
-        if has_method(&global, "addEventListener") {
-            listeners.push(leave_on(&global, "pagehide", inbox));
-        }
+        let hidden = has_method(&global, "addEventListener").then(|| {
+            let inbox = Rc::clone(inbox);
+            EventListener::new(global.unchecked_ref(), "pagehide", move |_| inbox.leave())
+        });
         let screen = screen.filter(|_| !inbox.has_left());
         if let Some(name) = &screen {
             let previous =
@@ -74,15 +78,44 @@ impl Ownership {
         Ownership {
             inbox: Rc::clone(inbox),
             screen,
-            _listeners: listeners,
+            _abort: abort,
+            _hidden: hidden,
         }
     }
 }
 
-/// Tells `inbox` that the screen let go when `target` fires `kind`, until dropped.
-fn leave_on(target: &JsValue, kind: &'static str, inbox: &Rc<Inbox>) -> EventListener {
-    let inbox = Rc::clone(inbox);
-    EventListener::new(target.unchecked_ref(), kind, move |_| inbox.leave())
+/// Tells an inbox that the screen let go when the caller's signal fires `abort`, until
+/// dropped. The signal is the caller's object, so adding and removing the listener catch what
+/// it throws (gloo-events, which the page's own `pagehide` listener uses, throws it on).
+struct AbortListener {
+    signal: AbortSignal,
+    on_abort: Closure<dyn FnMut(&web_sys::Event)>,
+}
+
+impl AbortListener {
+    /// Listens to `signal` for `inbox`; `None` if the signal refuses the listener.
+    fn new(signal: &AbortSignal, inbox: &Rc<Inbox>) -> Option<AbortListener> {
+        let inbox = Rc::clone(inbox);
+        let on_abort = Closure::<dyn FnMut(&web_sys::Event)>::new(move |_: &_| inbox.leave());
+        signal
+            .add_event_listener_with_callback("abort", on_abort.as_ref().unchecked_ref())
+            .ok()?;
+        Some(AbortListener {
+            signal: signal.clone(),
+            on_abort,
+        })
+    }
+}
+
+impl Drop for AbortListener {
+    fn drop(&mut self) {
+        let callback = self.on_abort.as_ref().unchecked_ref();
+        // A signal that refuses to let go of the listener keeps a function whose closure is
+        // gone: called, it throws in the signal's dispatch, never into this module.
+        let _ = self
+            .signal
+            .remove_event_listener_with_callback("abort", callback);
+    }
 }
 
 impl Drop for Ownership {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use js_sys::{Array, Function, Object};
+use js_sys::{Function, Object};
 use retry_budget_model::action::BlockScope;
 use retry_budget_model::policy::{FieldError, Number, Whole};
 use retry_budget_model::scenario::seconds_list;
@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use crate::blocks::Share;
-use crate::js::{global, keys_of, member, origin_of, string_of};
+use crate::js::{global, is_array, keys_of, member, origin_of, read_member, string_of};
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -73,17 +73,35 @@ fn wrong_type(name: &str, what: &str, value: &JsValue) -> OptionError {
         "null".into()
     } else if value.is_string() {
         js_sys::JSON::stringify(value).map_or_else(|_| "a string".into(), String::from)
-    } else if Array::is_array(value) {
+    } else if is_array(value) == Ok(true) {
         "an array".into()
     } else {
         value.js_typeof().as_string().unwrap_or_default()
     };
-    let name = if name.is_empty() {
+    let name = option_name(name);
+    OptionError::Type(format!("{name} must be {what}, not {given}"))
+}
+
+/// `options.NAME`, or `options` itself for the empty name.
+fn option_name(name: &str) -> String {
+    if name.is_empty() {
         "options".into()
     } else {
         format!("options.{name}")
-    };
-    OptionError::Type(format!("{name} must be {what}, not {given}"))
+    }
+}
+
+/// A value that could not be read: a getter or a `Proxy` threw.
+fn threw(name: &str) -> OptionError {
+    OptionError::Type(format!("{} threw when read", option_name(name)))
+}
+
+/// `value[key]` of a value the caller gave, `null` read as absent; `name` is `value[key]`'s
+/// name in errors.
+fn given(value: &JsValue, key: &str, name: &str) -> Result<Option<JsValue>, OptionError> {
+    read_member(value, key)
+        .map(|v| v.filter(|v| !v.is_null()))
+        .map_err(|_| threw(name))
 }
 
 /// A value the model refused, its numbers written as JavaScript writes them.
@@ -133,25 +151,23 @@ fn read_url(url: &JsValue) -> Result<String, OptionError> {
 struct Options(JsValue);
 
 impl Options {
-    /// Checks that `value` is an object whose keys are all options.
+    /// Checks that `value` is an object, not an array, whose keys are all options.
     fn of(value: &JsValue) -> Result<Options, OptionError> {
         if value.is_undefined() || value.is_null() {
             return Ok(Options(Object::new().into()));
         }
-        if !value.is_object() || value.is_function() {
-            return Err(wrong_type("", "an object", value));
-        }
+        object(value, "")?;
         unknown_key(value, OPTIONS, "option", "the options are").map(|()| Options(value.clone()))
     }
 
     /// An option that is set: `undefined` and `null` are absent.
-    fn set(&self, name: &str) -> Option<JsValue> {
-        member(&self.0, name).filter(|v| !v.is_null())
+    fn set(&self, name: &str) -> Result<Option<JsValue>, OptionError> {
+        given(&self.0, name, name)
     }
 
     /// A string option that is set; the empty string is refused.
     fn string(&self, name: &str) -> Result<Option<String>, OptionError> {
-        let Some(value) = self.set(name) else {
+        let Some(value) = self.set(name)? else {
             return Ok(None);
         };
         match value.as_string() {
@@ -162,7 +178,7 @@ impl Options {
 
     /// A function option that is set.
     fn function(&self, name: &str) -> Result<Option<Function>, OptionError> {
-        self.set(name)
+        self.set(name)?
             .map(|f| {
                 f.dyn_into::<Function>()
                     .map_err(|f| wrong_type(name, "a function", &f))
@@ -180,19 +196,24 @@ impl Options {
             .ok_or_else(|| OptionError::Type("there is no global fetch; pass options.fetch".into()))
     }
 
-    /// `signal`: an `AbortSignal`.
+    /// `signal`: an `AbortSignal` of this realm whose `aborted` reads as a boolean, which a
+    /// `Proxy` of a signal or an object made from `AbortSignal.prototype` does not.
     fn signal(&self) -> Result<Option<AbortSignal>, OptionError> {
-        self.set("signal")
-            .map(|s| {
-                s.dyn_into::<AbortSignal>()
-                    .map_err(|s| wrong_type("signal", "an AbortSignal", &s))
-            })
-            .transpose()
+        let Some(value) = self.set("signal")? else {
+            return Ok(None);
+        };
+        let readable =
+            read_member(&value, "aborted").is_ok_and(|a| a.is_some_and(|a| a.as_bool().is_some()));
+        match value.dyn_into::<AbortSignal>() {
+            Ok(signal) if readable => Ok(Some(signal)),
+            Ok(signal) => Err(wrong_type("signal", "an AbortSignal", &signal)),
+            Err(value) => Err(wrong_type("signal", "an AbortSignal", &value)),
+        }
     }
 
     /// `share`: `"page"` (the default), `"tabs"` or `"none"`.
     fn share(&self) -> Result<Share, OptionError> {
-        let Some(value) = self.set("share") else {
+        let Some(value) = self.set("share")? else {
             return Ok(Share::Page);
         };
         match value.as_string().as_deref() {
@@ -209,7 +230,7 @@ impl Options {
 
     /// Refuses any method but GET (`null` included): this scheduler retries reads only.
     fn refuse_writes(&self) -> Result<(), OptionError> {
-        let Some(method) = member(&self.0, "method") else {
+        let Some(method) = read_member(&self.0, "method").map_err(|_| threw("method"))? else {
             return Ok(());
         };
         if method
@@ -218,16 +239,14 @@ impl Options {
         {
             return Ok(());
         }
-        Err(OptionError::Type(
-            "it retries reads only and refuses any method but GET: a write needs an operation \
-             identity and a recovery contract before it may be retried"
-                .into(),
-        ))
+        let what = "\"GET\" (it retries reads only: a write needs an operation identity and a \
+                    recovery contract before it may be retried)";
+        Err(wrong_type("method", what, &method))
     }
 
     /// `policy`, on the defaults.
     fn policy(&self) -> Result<Policy, OptionError> {
-        let Some(value) = self.set("policy") else {
+        let Some(value) = self.set("policy")? else {
             return Ok(Policy::new());
         };
         read_policy(&value)?
@@ -238,7 +257,7 @@ impl Options {
     /// The test hook `testOnlyTimerLateBy_s`: a list of seconds.
     fn late_timers(&self) -> Result<Vec<Duration>, OptionError> {
         const NAME: &str = "testOnlyTimerLateBy_s";
-        let Some(value) = self.set(NAME) else {
+        let Some(value) = self.set(NAME)? else {
             return Ok(Vec::new());
         };
         let numbers = numbers(&value, NAME)?.into_iter().map(Number).collect();
@@ -249,13 +268,11 @@ impl Options {
 /// A `policy` object taken apart into the model's [`PolicyInput`]: each field of the type its
 /// name says, nothing else. Whether the values make a policy is the model's to say.
 fn read_policy(value: &JsValue) -> Result<PolicyInput, OptionError> {
-    if !value.is_object() || value.is_function() || Array::is_array(value) {
-        return Err(wrong_type("policy", "an object", value));
-    }
+    object(value, "policy")?;
     unknown_key(value, PolicyInput::FIELDS, "policy field", "the fields are")?;
-    let field = |name: &str| member(value, name).filter(|v| !v.is_null());
+    let field = |name: &str| given(value, name, &policy(name));
     let number = |name: &str| -> Result<Option<Number>, OptionError> {
-        field(name)
+        field(name)?
             .map(|v| {
                 v.as_f64()
                     .map(Number)
@@ -264,14 +281,14 @@ fn read_policy(value: &JsValue) -> Result<PolicyInput, OptionError> {
             .transpose()
     };
     let boolean = |name: &str| -> Result<Option<bool>, OptionError> {
-        field(name)
+        field(name)?
             .map(|v| {
                 v.as_bool()
                     .ok_or_else(|| wrong_type(&policy(name), "true or false", &v))
             })
             .transpose()
     };
-    let statuses = field("retry_statuses")
+    let statuses = field("retry_statuses")?
         .map(|v| numbers(&v, "policy.retry_statuses"))
         .transpose()?;
     Ok(PolicyInput {
@@ -292,14 +309,26 @@ fn policy(name: &str) -> String {
     format!("policy.{name}")
 }
 
+/// Checks that `value`, named `name` in errors, is an object and not an array or a function.
+fn object(value: &JsValue, name: &str) -> Result<(), OptionError> {
+    let array = is_array(value).map_err(|_| threw(name))?;
+    if !value.is_object() || value.is_function() || array {
+        return Err(wrong_type(name, "an object", value));
+    }
+    Ok(())
+}
+
 /// An array of numbers, named `name` in errors.
 fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
-    if !Array::is_array(value) {
+    if !is_array(value).map_err(|_| threw(name))? {
         return Err(wrong_type(name, "an array of numbers", value));
     }
-    let list: &Array = value.unchecked_ref();
-    (0..list.length())
-        .map(|i| match js_sys::Reflect::get_u32(list, i) {
+    let length = read_member(value, "length").map_err(|_| threw(&format!("{name}.length")))?;
+    // An array's length is a whole number below 2^32; `as` saturates anything else a `Proxy`
+    // might report.
+    let length = length.and_then(|l| l.as_f64()).unwrap_or(0.0) as u32;
+    (0..length)
+        .map(|i| match js_sys::Reflect::get_u32(value, i) {
             Ok(item) => item
                 .as_f64()
                 .ok_or_else(|| wrong_type(&format!("{name}[{i}]"), "a number", &item)),

@@ -41,7 +41,8 @@ export interface FetchWithBudgetOptions {
   policy?: Policy;
   /** Aborting it ends the action at once: the request in flight is aborted and nothing more is sent. */
   signal?: AbortSignal;
-  /** The fetch to use (tests, instrumented clients). Default globalThis.fetch. */
+  /** The fetch to use (tests, instrumented clients). Default globalThis.fetch. What it resolves
+   *  to is read by its status, headers.get() and text(): another realm's Response works too. */
   fetch?: (input: string, init: RequestInit) => Promise<Response>;
   /** Called with the visible state, the new trace events and the step table so far after every
    *  step; never after the screen lets go. */

@@ -48,6 +48,10 @@ extern "C" {
     fn sleep_promise(ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hideThenShow)]
     fn hide_then_show(gap_ms: f64) -> Promise;
+    #[wasm_bindgen(js_name = hostileOptions)]
+    fn hostile_options(fetch: &Function) -> js_sys::Array;
+    #[wasm_bindgen(js_name = oddFetches)]
+    fn odd_fetches() -> Object;
     #[wasm_bindgen(js_name = openGate)]
     fn open_gate(name: &str);
     #[wasm_bindgen(js_name = describeError)]
@@ -1383,6 +1387,84 @@ async fn bad_options_give_clear_errors() {
     );
     sleep(20.0).await;
     assert_eq!(fetch.count(), 0);
+    assert_clean();
+}
+
+/// Hostile options (revoked proxies, getters and list lengths that throw, a proxy of a real
+/// signal, an array) are refused with an error naming the option, as a rejected promise, and
+/// never break the module: a JS exception that crossed its frames would leave every later call
+/// failing. After several hundred such calls a valid action still runs.
+#[wasm_bindgen_test]
+async fn hostile_options_are_refused_and_the_module_keeps_working() {
+    let ok = json!([{ "duration_s": 0.01, "status": 200, "body": list() }]);
+    let fetch = ScriptedFetch::new(&ok.to_string());
+    let cases: Vec<(JsValue, String)> = hostile_options(&fetch.fetch())
+        .iter()
+        .map(|case| {
+            let case: &js_sys::Array = case.unchecked_ref();
+            (case.get(0), case.get(1).as_string().expect("words"))
+        })
+        .collect();
+    for (opts, words) in &cases {
+        let error = refused(JsValue::from_str("/palettes"), opts.unchecked_ref()).await;
+        assert_eq!(error["name"], "TypeError", "{words}: {error}");
+        let message = error["message"].as_str().expect("message");
+        assert!(
+            message.contains(words.as_str()),
+            "{message:?} should say {words:?}"
+        );
+    }
+    for _ in 0..50 {
+        for (opts, _) in &cases {
+            let promise = retry_budget::fetch_with_budget("/palettes".into(), opts.clone());
+            assert!(settle(promise).await.is_err());
+        }
+    }
+    assert_eq!(fetch.count(), 0, "nothing was sent");
+    let valid = start("/palettes", &options(&scaled(), &fetch, &UpdateLog::new()));
+    assert_eq!(resolved(valid).await["outcome"], "success");
+    assert_clean();
+}
+
+/// A response is read by what it has, not by its class: a Response of another realm and an
+/// object that only looks like one are read (a 429 honoured, a body returned); an object made
+/// from `Response.prototype`, whose getters throw, or one whose `status` throws, ends the
+/// action at once as `not_a_response`; a promise whose `constructor` throws fails as a
+/// transport error. None of them keeps an action alive or breaks the module.
+#[wasm_bindgen_test]
+async fn a_response_is_read_by_what_it_has() {
+    let fetches = odd_fetches();
+    let cases = [
+        ("otherRealm", "success", json!(null), 2),
+        ("lookalike", "success", json!(null), 1),
+        (
+            "madeFromPrototype",
+            "transport_error",
+            json!("not_a_response"),
+            1,
+        ),
+        (
+            "statusThrows",
+            "transport_error",
+            json!("not_a_response"),
+            1,
+        ),
+        ("constructorThrows", "transport_error", json!("network"), 1),
+    ];
+    for (name, outcome, error, attempts) in cases {
+        let fetch = Reflect::get(&fetches, &name.into()).expect("a fetch");
+        let opts = Object::new();
+        set(&opts, "share", &JsValue::from_str("none"));
+        set(&opts, "policy", &to_js(&scaled()));
+        set(&opts, "fetch", &fetch);
+        let report = resolved(start("/palettes", &opts)).await;
+        assert_eq!(report["outcome"], outcome, "{name}: {report}");
+        assert_eq!(report["cause"]["error"], error, "{name}: {report}");
+        assert_eq!(report["attempts"], attempts, "{name}: {report}");
+        if outcome == "success" {
+            assert_eq!(report["body"], list(), "{name}: {report}");
+        }
+    }
     assert_clean();
 }
 

@@ -336,3 +336,74 @@ export class OtherTab {
     this.channel.close();
   }
 }
+
+/**
+ * Options a hostile or careless caller might pass, each as `[options, words]`: `words` are what
+ * the refusal's message must contain. Revoked proxies, getters that throw, a list whose length
+ * throws, a proxy of a real signal, an array for the options.
+ */
+export function hostileOptions(fetch) {
+  const revoked = () => {
+    const r = Proxy.revocable({}, {});
+    r.revoke();
+    return r.proxy;
+  };
+  const boom = () => { throw new Error("boom"); };
+  const badLength = () => new Proxy([429], {
+    get(target, key) {
+      if (key === "length") boom();
+      return target[key];
+    },
+  });
+  return [
+    [revoked(), "options threw when read"],
+    [[], "options must be an object, not an array"],
+    [{ fetch, signal: revoked() }, "options.signal must be an AbortSignal, not object"],
+    [{ fetch, signal: new Proxy(new AbortController().signal, {}) }, "options.signal must be an AbortSignal"],
+    [{ fetch, signal: Object.create(AbortSignal.prototype) }, "options.signal must be an AbortSignal"],
+    [{ fetch, policy: revoked() }, "options.policy threw when read"],
+    [{ fetch, get signal() { boom(); } }, "options.signal threw when read"],
+    [{ get fetch() { boom(); } }, "options.fetch threw when read"],
+    [{ fetch, get method() { boom(); } }, "options.method threw when read"],
+    [{ fetch, method: "POST" }, 'options.method must be "GET" (it retries reads only'],
+    [{ fetch, policy: { get budget_s() { boom(); } } }, "options.policy.budget_s threw when read"],
+    [{ fetch, policy: { retry_statuses: badLength() } }, "options.policy.retry_statuses.length threw when read"],
+    [{ fetch, testOnlyTimerLateBy_s: badLength() }, "options.testOnlyTimerLateBy_s.length threw when read"],
+  ];
+}
+
+/**
+ * Fetches, by name, that answer with something other than a Response of this realm: a Response
+ * of another realm (an iframe's), an object that only looks like one, an object made from
+ * `Response.prototype` whose getters throw, one whose `status` getter throws, and a promise
+ * whose `constructor` getter throws.
+ */
+export function oddFetches() {
+  const frame = document.createElement("iframe");
+  document.body.append(frame);
+  const OtherResponse = frame.contentWindow.Response;
+  const OtherHeaders = frame.contentWindow.Headers;
+  const list = JSON.stringify(["sea glass", "driftwood", "kelp"]);
+  let otherRealmCalls = 0;
+  return {
+    otherRealm: async () => (otherRealmCalls++ === 0
+      ? new OtherResponse("", { status: 429, headers: new OtherHeaders({ "Retry-After": "0" }) })
+      : new OtherResponse(list, { status: 200 })),
+    lookalike: async () => ({
+      status: 200,
+      headers: { get: (name) => (name === "Date" ? new Date().toUTCString() : null) },
+      text: async () => list,
+    }),
+    madeFromPrototype: async () => Object.create(Response.prototype),
+    statusThrows: async () => ({
+      get status() { throw new Error("boom"); },
+      headers: new Headers(),
+      text: async () => list,
+    }),
+    constructorThrows: () => {
+      const sent = Promise.resolve(new Response(list));
+      Object.defineProperty(sent, "constructor", { get() { throw new TypeError("boom"); } });
+      return sent;
+    },
+  };
+}
