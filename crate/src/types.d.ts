@@ -17,9 +17,9 @@ export interface Policy {
   /** The most, in seconds, that a start may be spread after the earliest time the rules allow;
    *  never earlier, and never the cause of a stop. Default 0. */
   jitter_s?: number;
-  /** Read the RateLimit response field: a retryable response without a usable Retry-After waits
-   *  what `r=0;t=N` says, as a server delay, and a spent quota holds back the others sharing the
-   *  limit. Default false. */
+  /** Read the RateLimit response field: a retryable response before the last attempt whose
+   *  Retry-After is missing or invalid waits what `r=0;t=N` says, as a server delay, and a spent
+   *  quota holds back the others sharing the limit. Default false. */
   ratelimit_fields?: boolean;
 }
 

@@ -39,3 +39,38 @@ fn same(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::scenario::parse_scenario;
+    use crate::simulate::simulate;
+
+    /// Every field of the report may be expected, `policy` and `cause` included: a stop's
+    /// cause is held to its figures like the outcome.
+    #[test]
+    fn the_policy_and_the_cause_are_figures_too() {
+        let scenario = |cause: serde_json::Value| {
+            json!({
+                "name": "s",
+                "policy": { "max_attempts": 1 },
+                "responses": [{ "duration_s": 1, "status": 429, "headers": { "Retry-After": "5" } }],
+                "expect": {
+                    "policy": { "budget_s": 20, "max_attempts": 1, "attempt_cap_s": 4,
+                                "min_wait_s": 1, "fallback_base_s": 2, "retry_statuses": [429] },
+                    "cause": cause
+                }
+            })
+        };
+        let run = |cause| {
+            let scenario = parse_scenario("s", &scenario(cause)).expect("accepted");
+            simulate(&scenario).expect("runs")
+        };
+        let met = run(json!({ "kind": "attempts_exhausted", "max_attempts": 1 }));
+        assert_eq!(met.expect_ok, Some(true), "{:?}", met.expect_mismatches);
+        let missed = run(json!({ "kind": "not_retryable", "status": 429 }));
+        assert_eq!(missed.expect_ok, Some(false));
+        assert!(missed.expect_mismatches[0].starts_with("cause: expected"));
+    }
+}

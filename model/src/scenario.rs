@@ -203,7 +203,9 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, 
 
 /// The replay output's fields that `expect` may name, and `last_status`.
 pub const EXPECT_FIELDS: &[&str] = &[
+    "policy",
     "outcome",
+    "cause",
     "elapsed_s",
     "attempts",
     "request_s",
@@ -450,7 +452,7 @@ impl ResponseInput {
         if duration > policy.attempt_cap {
             let (d, cap) = (duration.as_secs_f64(), policy.attempt_cap.as_secs_f64());
             return Err(FieldError::new("duration_s", format!(
-                "{d} s exceeds attempt_cap_s ({cap} s): the model does not enforce timeouts, so it refuses a duration the cap could not have allowed"
+                "{d} s exceeds attempt_cap_s ({cap} s): the attempt would have been aborted at its cap, so no response could arrive after it"
             )));
         }
         let reply = match (self.status, self.transport_error) {
