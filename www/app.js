@@ -185,6 +185,12 @@ function modelReport(scenario) {
   }
 }
 
+/** The policy the timeline is drawn over: the one the model ran the scenario under, or the
+ *  module's defaults when the model refused the scenario. */
+function policyOf(model) {
+  return model ? model.policy : defaultPolicy();
+}
+
 /** The origin live runs go to from a static server: the one typed in the endpoint box, if it
  *  is an http(s) URL; null when there is none. */
 function typedEndpoint() {
@@ -198,8 +204,8 @@ function typedEndpoint() {
 
 /** From a static server with no endpoint typed: the model's prediction alone, and why. */
 function predictOnly(scenario) {
-  const policy = { ...defaultPolicy(), ...scenario.policy };
-  view = { scenario: scenario.name, policy, live: { events: [], steps: [], visible: [], cause: null }, model: modelReport(scenario) };
+  const model = modelReport(scenario);
+  view = { scenario: scenario.name, policy: policyOf(model), live: { events: [], steps: [], visible: [], cause: null }, model };
   showList([]);
   showLast([]);
   document.body.dataset.outcome = "";
@@ -225,10 +231,9 @@ async function load() {
   current = me;
   const owns = () => current === me;
 
-  // The policy as the timeline draws it: the module's defaults under the scenario's own fields.
-  const policy = { ...defaultPolicy(), ...scenario.policy };
+  const model = modelReport(scenario);
   const live = { events: [], steps: [], visible: [], cause: null };
-  view = { scenario: scenario.name, policy, live, model: modelReport(scenario), now: 0 };
+  view = { scenario: scenario.name, policy: policyOf(model), live, model, now: 0 };
   let receivedAt = "";
   const started = performance.now();
   const redraw = (show) => {

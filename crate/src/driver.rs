@@ -85,7 +85,8 @@ async fn run(
     _ownership: Ownership,
 ) -> Result<JsValue, JsValue> {
     if inbox.has_left() {
-        let nothing = "the signal was aborted before the action started; nothing was sent";
+        let nothing = "the screen let go before the action started (its signal was aborted, or a \
+                       newer action took the screen); nothing was sent";
         let report = report_value(&Action::abandoned(request.policy).into_report());
         return Err(abort_error(nothing, &report));
     }

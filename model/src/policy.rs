@@ -383,7 +383,7 @@ impl FieldError {
     pub fn message_with(&self, number: impl Fn(f64) -> String) -> String {
         match &self.problem {
             Problem::NotFinite => {
-                "the number is not finite (too large for any time or count)".into()
+                "the number is not finite (NaN, or too large for any time or count)".into()
             }
             Problem::Negative(x) => format!("{} is negative", number(*x)),
             Problem::NotWhole(x) => format!("{} is not a whole number", number(*x)),
