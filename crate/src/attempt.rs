@@ -64,6 +64,11 @@ async fn exchange(sent: Promise) -> Result<Received, String> {
     let failed = |e: JsValue| failure_word(&e);
     let response = JsFuture::from(sent).await.map_err(failed)?;
     let mut received = Received::read(&response).ok_or("not_a_response")?;
+    // Status 0 is a network error (`Response.error()`) or an opaque response, whose status and
+    // headers cannot be read: there is no HTTP response to go by.
+    if received.status == 0 {
+        return Err("network".into());
+    }
     let response: &web_sys::Response = response.unchecked_ref();
     let text = response
         .text()

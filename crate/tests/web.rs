@@ -1429,8 +1429,8 @@ async fn hostile_options_are_refused_and_the_module_keeps_working() {
 /// A response is read by what it has, not by its class: a Response of another realm and an
 /// object that only looks like one are read (a 429 honoured, a body returned); an object made
 /// from `Response.prototype`, whose getters throw, or one whose `status` throws, ends the
-/// action at once as `not_a_response`; a promise whose `constructor` throws fails as a
-/// transport error. None of them keeps an action alive or breaks the module.
+/// action at once as `not_a_response`; a network error (`Response.error()`, status 0) and a
+/// promise whose `constructor` throws fail as `network`. None of them keeps an action alive or breaks the module.
 #[wasm_bindgen_test]
 async fn a_response_is_read_by_what_it_has() {
     let fetches = odd_fetches();
@@ -1449,6 +1449,7 @@ async fn a_response_is_read_by_what_it_has() {
             json!("not_a_response"),
             1,
         ),
+        ("networkError", "transport_error", json!("network"), 1),
         ("constructorThrows", "transport_error", json!("network"), 1),
     ];
     for (name, outcome, error, attempts) in cases {

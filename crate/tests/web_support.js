@@ -375,7 +375,8 @@ export function hostileOptions(fetch) {
 /**
  * Fetches, by name, that answer with something other than a Response of this realm: a Response
  * of another realm (an iframe's), an object that only looks like one, an object made from
- * `Response.prototype` whose getters throw, one whose `status` getter throws, and a promise
+ * `Response.prototype` whose getters throw, one whose `status` getter throws, a network error
+ * (`Response.error()`, status 0), and a promise
  * whose `constructor` getter throws.
  */
 export function oddFetches() {
@@ -395,6 +396,7 @@ export function oddFetches() {
       text: async () => list,
     }),
     madeFromPrototype: async () => Object.create(Response.prototype),
+    networkError: async () => Response.error(),
     statusThrows: async () => ({
       get status() { throw new Error("boom"); },
       headers: new Headers(),
