@@ -85,7 +85,7 @@ mod full {
     use retry_budget_model::simulate::simulate as run_scenario;
     use wasm_bindgen::prelude::*;
 
-    use crate::js::{member, to_js};
+    use crate::js::{member, string_of, to_js};
 
     #[wasm_bindgen(typescript_custom_section)]
     const TYPES: &'static str = r#"
@@ -95,14 +95,32 @@ export function simulate(scenario: object): ReplayReport;
 "#;
 
     /// Runs the pure model on one scenario object and returns the replay output for it. Throws
-    /// an `Error` naming the scenario and the field when the scenario is rejected.
+    /// an `Error` naming the scenario and the field when the scenario is rejected. The object
+    /// is read as the JSON it stands for (`JSON.stringify`, which catches what a hostile
+    /// `Proxy` or getter throws), so it is read exactly as a scenario file would be.
     #[wasm_bindgen(skip_typescript)]
     pub fn simulate(scenario: JsValue) -> Result<JsValue, JsError> {
         let label = member(&scenario, "name")
             .and_then(|n| n.as_string())
             .unwrap_or_else(|| "scenario".into());
-        let value: serde_json::Value = serde_wasm_bindgen::from_value(scenario)
-            .map_err(|e| JsError::new(&format!("scenario \"{label}\": {e}")))?;
+        let failed = |e: String| JsError::new(&format!("scenario \"{label}\": {e}"));
+        // A number JSON cannot carry would be written as `null`, which reads as absent: it is
+        // written as its name (`"Infinity"`, `"NaN"`) instead, which the loader refuses in its
+        // field. `undefined` (or a function) stands for no JSON at all: read as `null`, which
+        // the loader refuses as it refuses a `null` scenario.
+        let unwritable =
+            Closure::<dyn FnMut(JsValue, JsValue) -> JsValue>::new(|_key, value: JsValue| {
+                match value.as_f64() {
+                    Some(x) if !x.is_finite() => JsValue::from_str(&string_of(&value)),
+                    _ => value,
+                }
+            });
+        let text = js_sys::JSON::stringify_with_replacer(&scenario, unwritable.as_ref())
+            .map_err(|_| failed("cannot be read as JSON: reading it threw".into()))?
+            .as_string()
+            .unwrap_or_else(|| "null".into());
+        let value: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| failed(format!("malformed JSON: {e}")))?;
         let scenario = parse_scenario(&label, &value).map_err(|e| JsError::new(&e.describe()))?;
         let replay = run_scenario(&scenario).map_err(|e| JsError::new(&e.describe()))?;
         Ok(to_js(&replay))

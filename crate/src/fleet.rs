@@ -9,6 +9,8 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::js::keys_of;
+
 #[wasm_bindgen(typescript_custom_section)]
 const FLEET_TYPES: &'static str = r#"
 /** The fleet command's flags; absent ones take the default burst scenario's values. */
@@ -90,9 +92,10 @@ fn read_options(value: &JsValue) -> Result<Options, JsError> {
     if value.is_undefined() || value.is_null() {
         return Ok(options);
     }
-    let Some(object) = value.dyn_ref::<Object>().filter(|_| !value.is_function()) else {
+    if !value.is_object() {
         return Err(JsError::new("simulateFleet: options must be an object"));
-    };
+    }
+    let object: &Object = value.unchecked_ref();
     refuse_unknown(object)?;
     for opt in Opt::ALL {
         let given = Reflect::get(object, &JsValue::from_str(opt.key()))
@@ -106,7 +109,10 @@ fn read_options(value: &JsValue) -> Result<Options, JsError> {
 
 /// Refuses a key that names no option (a typo would otherwise run the default silently).
 fn refuse_unknown(object: &Object) -> Result<(), JsError> {
-    for key in Object::keys(object).iter() {
+    let keys = keys_of(object).map_err(|_| {
+        JsError::new("simulateFleet: the options cannot be listed: listing their keys threw")
+    })?;
+    for key in keys.iter() {
         let key = key.as_string().unwrap_or_default();
         if !Opt::ALL.iter().any(|o| o.key() == key) {
             let known: Vec<&str> = Opt::ALL.iter().map(|o| o.key()).collect();

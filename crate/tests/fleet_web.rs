@@ -153,4 +153,27 @@ fn bad_options_are_named() {
         message.as_string().as_deref(),
         Some("simulateFleet: options must be an object")
     );
+    // A proxy whose keys throw when listed, and a revoked one: refused, never thrown through
+    // the module, which still runs afterwards.
+    let boom = Closure::<dyn Fn() -> Result<JsValue, JsValue>>::new(|| Err("boom".into()));
+    let handler = Object::new();
+    Reflect::set(&handler, &"ownKeys".into(), boom.as_ref()).expect("a plain object");
+    let throwing = js_sys::Proxy::new(&Object::new(), &handler);
+    let revocable = js_sys::Proxy::revocable(&Object::new(), &Object::new());
+    let revoke: js_sys::Function = Reflect::get(&revocable, &"revoke".into())
+        .expect("revoke")
+        .into();
+    revoke.call0(&JsValue::NULL).expect("revoked");
+    let revoked = Reflect::get(&revocable, &"proxy".into()).expect("proxy");
+    for _ in 0..300 {
+        for proxy in [JsValue::from(throwing.clone()), revoked.clone()] {
+            let refused = simulate_fleet(proxy).expect_err("rejected");
+            let message = Reflect::get(&refused.into(), &"message".into()).expect("message");
+            assert_eq!(
+                message.as_string().as_deref(),
+                Some("simulateFleet: the options cannot be listed: listing their keys threw")
+            );
+        }
+    }
+    assert!(simulate_fleet(options(&[])).is_ok());
 }

@@ -50,6 +50,8 @@ extern "C" {
     fn hide_then_show(gap_ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hostileOptions)]
     fn hostile_options(fetch: &Function) -> js_sys::Array;
+    #[wasm_bindgen(js_name = hostileScenarios)]
+    fn hostile_scenarios() -> js_sys::Array;
     #[wasm_bindgen(js_name = oddFetches)]
     fn odd_fetches() -> Object;
     #[wasm_bindgen(js_name = openGate)]
@@ -1424,6 +1426,36 @@ async fn hostile_options_are_refused_and_the_module_keeps_working() {
     let valid = start("/palettes", &options(&scaled(), &fetch, &UpdateLog::new()));
     assert_eq!(resolved(valid).await["outcome"], "success");
     assert_clean();
+}
+
+/// `simulate` reads a scenario object as the JSON it stands for: one that cannot be read (a
+/// revoked proxy, a getter that throws) is refused with an error, never thrown through the
+/// module, and a number JSON cannot carry is refused naming its field. A valid scenario still
+/// runs after a few hundred refusals.
+#[wasm_bindgen_test]
+fn simulate_refuses_a_scenario_it_cannot_read_as_json() {
+    let message = |error: JsValue| {
+        Reflect::get(&error, &"message".into())
+            .ok()
+            .and_then(|m| m.as_string())
+            .unwrap_or_default()
+    };
+    let cases = hostile_scenarios();
+    for _ in 0..100 {
+        for case in cases.iter() {
+            let case: &js_sys::Array = case.unchecked_ref();
+            let words = case.get(1).as_string().expect("words");
+            match retry_budget::simulate(case.get(0)) {
+                Ok(report) => panic!("{words}: accepted: {}", to_json(&report)),
+                Err(e) => {
+                    let text = message(e.into());
+                    assert!(text.contains(&words), "{text:?} should say {words:?}");
+                }
+            }
+        }
+    }
+    let report = model("after", &scaled(), &one_ok(), json!({}));
+    assert_eq!(report["outcome"], "success", "{report}");
 }
 
 /// A response is read by what it has, not by its class: a Response of another realm and an

@@ -409,3 +409,19 @@ export function oddFetches() {
     },
   };
 }
+
+/**
+ * Scenario objects `simulate` must refuse, each as `[scenario, words]`: a revoked proxy, a getter
+ * that throws, and a number JSON cannot carry.
+ */
+export function hostileScenarios() {
+  const revoked = Proxy.revocable({}, {});
+  revoked.revoke();
+  const ok = [{ duration_s: 1, status: 200 }];
+  return [
+    [revoked.proxy, "cannot be read as JSON: reading it threw"],
+    [{ name: "getter", get responses() { throw new Error("boom"); } }, "cannot be read as JSON: reading it threw"],
+    [{ name: "infinite", policy: { budget_s: Infinity }, responses: ok }, "field `policy.budget_s`"],
+    [undefined, "expected an object"],
+  ];
+}
