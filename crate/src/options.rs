@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use crate::blocks::Share;
-use crate::js::{global, is_array, keys_of, member, origin_of, read_member, string_of};
+use crate::js::{global, has_method, is_array, keys_of, member, origin_of, read_member, string_of};
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -196,18 +196,20 @@ impl Options {
             .ok_or_else(|| OptionError::Type("there is no global fetch; pass options.fetch".into()))
     }
 
-    /// `signal`: an `AbortSignal` of this realm whose `aborted` reads as a boolean, which a
-    /// `Proxy` of a signal or an object made from `AbortSignal.prototype` does not.
+    /// `signal`: an `AbortSignal`, read by what it has, as a response is: an `aborted` that
+    /// reads as a boolean and an `addEventListener` method. So a signal of another realm (an
+    /// iframe's) or of a polyfill is taken; a `Proxy` of a signal, or an object made from
+    /// `AbortSignal.prototype`, whose `aborted` throws, is not. Every later call on it catches.
     fn signal(&self) -> Result<Option<AbortSignal>, OptionError> {
         let Some(value) = self.set("signal")? else {
             return Ok(None);
         };
-        let readable =
-            read_member(&value, "aborted").is_ok_and(|a| a.is_some_and(|a| a.as_bool().is_some()));
-        match value.dyn_into::<AbortSignal>() {
-            Ok(signal) if readable => Ok(Some(signal)),
-            Ok(signal) => Err(wrong_type("signal", "an AbortSignal", &signal)),
-            Err(value) => Err(wrong_type("signal", "an AbortSignal", &value)),
+        let aborted = read_member(&value, "aborted").ok().flatten();
+        if aborted.is_some_and(|a| a.as_bool().is_some()) && has_method(&value, "addEventListener")
+        {
+            Ok(Some(value.unchecked_into()))
+        } else {
+            Err(wrong_type("signal", "an AbortSignal", &value))
         }
     }
 

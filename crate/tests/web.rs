@@ -52,6 +52,8 @@ extern "C" {
     fn hostile_options(fetch: &Function) -> js_sys::Array;
     #[wasm_bindgen(js_name = hostileScenarios)]
     fn hostile_scenarios() -> js_sys::Array;
+    #[wasm_bindgen(js_name = foreignSignals)]
+    fn foreign_signals() -> Object;
     #[wasm_bindgen(js_name = oddFetches)]
     fn odd_fetches() -> Object;
     #[wasm_bindgen(js_name = openGate)]
@@ -1425,6 +1427,33 @@ async fn hostile_options_are_refused_and_the_module_keeps_working() {
     assert_eq!(fetch.count(), 0, "nothing was sent");
     let valid = start("/palettes", &options(&scaled(), &fetch, &UpdateLog::new()));
     assert_eq!(resolved(valid).await["outcome"], "success");
+    assert_clean();
+}
+
+/// A signal is read by what it has: an iframe's and a polyfill's are taken, and aborting either
+/// ends the action during its request, which is aborted.
+#[wasm_bindgen_test]
+async fn a_signal_of_another_realm_or_a_polyfill_ends_the_action() {
+    let signals = foreign_signals();
+    for name in ["iframe", "polyfill"] {
+        let pair = Reflect::get(&signals, &name.into()).expect("a signal");
+        let signal = Reflect::get(&pair, &"signal".into()).expect("signal");
+        let abort: Function = Reflect::get(&pair, &"abort".into()).expect("abort").into();
+        let fetch = ScriptedFetch::new(r#"[{ "hang": "headers" }]"#);
+        let opts = options(&scaled(), &fetch, &UpdateLog::new());
+        set(&opts, "signal", &signal);
+        let run = start("/palettes", &opts);
+        // The first request goes out in the microtasks after the call.
+        sleep(50.0).await;
+        assert_eq!(fetch.count(), 1, "{name}: the request went out");
+        abort.call0(&JsValue::NULL).expect("aborted");
+        let report = left(run).await;
+        assert_eq!(report["attempts"], 1, "{name}: {report}");
+        assert!(
+            calls(&fetch)[0].aborted_ms.is_some(),
+            "{name}: the request was aborted"
+        );
+    }
     assert_clean();
 }
 

@@ -425,3 +425,26 @@ export function hostileScenarios() {
     [undefined, "expected an object"],
   ];
 }
+
+/**
+ * Abort signals that are not this realm's `AbortSignal`, by name, each as `{ signal, abort }`:
+ * an iframe's, and a polyfill's (an `EventTarget` with an `aborted` flag, as the
+ * abort-controller package makes).
+ */
+export function foreignSignals() {
+  const frame = document.createElement("iframe");
+  document.body.append(frame);
+  const controller = new frame.contentWindow.AbortController();
+  const polyfill = new EventTarget();
+  polyfill.aborted = false;
+  return {
+    iframe: { signal: controller.signal, abort: () => controller.abort() },
+    polyfill: {
+      signal: polyfill,
+      abort: () => {
+        polyfill.aborted = true;
+        polyfill.dispatchEvent(new Event("abort"));
+      },
+    },
+  };
+}
