@@ -350,7 +350,11 @@ fn unknown_key(value: &JsValue, known: &[&str], what: &str, list: &str) -> Resul
     };
     for key in keys.iter().filter_map(|k| k.as_string()) {
         if !known.contains(&key.as_str()) {
-            let known = known.join(", ");
+            // The test hook is taken but not offered.
+            let offered: Vec<&str> = (known.iter().copied())
+                .filter(|k| !k.starts_with("testOnly"))
+                .collect();
+            let known = offered.join(", ");
             return Err(OptionError::Type(format!(
                 "unknown {what} \"{key}\"; {list} {known}"
             )));

@@ -1380,6 +1380,17 @@ async fn bad_options_give_clear_errors() {
             "{name}: {message:?} should name {needle:?}"
         );
     }
+    // The list of options offered leaves out the test hook it takes.
+    let typo = options(&scaled(), &fetch, &UpdateLog::new());
+    set(&typo, "sginal", &JsValue::TRUE);
+    let error = refused(JsValue::from_str("/palettes"), &typo).await;
+    let message = error["message"].as_str().expect("message");
+    assert!(
+        message.ends_with(
+            "the options are policy, signal, fetch, onUpdate, method, screen, share, scope"
+        ),
+        "{message}"
+    );
     let error = refused(
         JsValue::from_f64(7.0),
         &options(&scaled(), &fetch, &UpdateLog::new()),
