@@ -6,9 +6,9 @@
 //!
 //! A block learned with `share: "page"` never leaves its page, not even when another tab asks
 //! what this page knows. Times are milliseconds on a clock that documents of one browser share,
-//! `performance.timeOrigin + performance.now()`, never the wall clock. Blocks that have ended
-//! are forgotten at every look, stored ones that cannot be read are removed, and a listener of
-//! an action that ended is dropped with it: nothing grows without bound.
+//! `performance.timeOrigin + performance.now()` (see [`crate::clock::shared_now_ms`]). Blocks
+//! that have ended are forgotten at every look, stored ones that cannot be read are removed,
+//! and a listener of an action that ended is dropped with it: nothing grows without bound.
 
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};

@@ -80,9 +80,11 @@ pub(crate) fn of_millis(ms: f64) -> Duration {
     Duration::from_nanos((ms * 1_000_000.0 + 0.5) as u64)
 }
 
-/// Now, in milliseconds on a clock that every document and worker of this machine shares
-/// (`performance.timeOrigin + performance.now()`): monotonic within a document and never the
-/// wall clock, so a block exchanged between tabs means the same instant in both.
+/// Now, in milliseconds on a clock that the documents and workers of one browser share
+/// (`performance.timeOrigin + performance.now()`), so that a block exchanged between tabs
+/// means the same instant in both. It is monotonic: the browser anchors it to the Unix epoch
+/// from the wall clock once (Firefox once per content process), and a later change of the
+/// wall clock does not move it; processes anchored on either side of one differ by it.
 pub(crate) fn shared_now_ms() -> f64 {
     time_origin() + performance_now()
 }
