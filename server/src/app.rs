@@ -21,12 +21,25 @@ use crate::palettes::{log_no_content, palettes, preflight};
 use crate::reply::{plain, set_date};
 use crate::state::{AppState, LogNote, Withheld};
 
+/// `HEAD /palettes`: 405, as for any other method but GET and OPTIONS.
+async fn head_refused() -> Response {
+    let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+    let allow = HeaderValue::from_static("GET,OPTIONS");
+    response.headers_mut().insert(header::ALLOW, allow);
+    response
+}
+
 /// Every route, serving the repository at `root`, and each of `mounts` (a URL path prefix and
 /// a folder relative to the root) as a folder of its own.
 pub fn router(state: Arc<AppState>, root: &Path, mounts: &[(String, PathBuf)]) -> Router {
     let www = root.join("www");
+    // A HEAD would otherwise reach the GET handler and use up a run's scripted response (and
+    // log its fault) although its client never receives the body: it is refused.
     let palettes = Router::new()
-        .route("/palettes", get(palettes).options(preflight))
+        .route(
+            "/palettes",
+            get(palettes).head(head_refused).options(preflight),
+        )
         .layer(middleware::map_response(add_cors));
     let not_found = not_found.into_service();
     let dir = |path: &Path| {

@@ -153,14 +153,24 @@ fn fault_source(text: &str) -> Result<FaultSource, String> {
     }
 }
 
-/// `PREFIX=DIR`: a URL path prefix such as `/e2e` (one or more segments, no trailing slash, no
-/// `..`) and a folder.
+/// `PREFIX=DIR`: a URL path prefix such as `/e2e` (one or more segments of letters, digits and
+/// `-._~`, no trailing slash, no `.` or `..`) and a folder. The router reads `:`, `*`, `{` and `}`
+/// in a path as its own syntax, and `%` would never match a decoded request path, so they are
+/// refused here rather than panicking or never matching there.
 fn mount(text: &str) -> Result<(String, PathBuf), String> {
-    let bad = || "must be PREFIX=DIR with a PREFIX like /e2e and a folder".to_owned();
+    let bad = || {
+        "must be PREFIX=DIR with a PREFIX like /e2e (letters, digits and -._~ between its \
+         slashes) and a folder"
+            .to_owned()
+    };
     let (prefix, dir) = text.split_once('=').ok_or_else(bad)?;
+    let plain = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+    };
     let segments_ok = prefix.strip_prefix('/').is_some_and(|rest| {
         rest.split('/')
-            .all(|s| !s.is_empty() && s != ".." && s != ".")
+            .all(|s| !s.is_empty() && s != ".." && s != "." && plain(s))
     });
     if !segments_ok || dir.is_empty() {
         return Err(bad());
@@ -247,8 +257,22 @@ mod tests {
                 ("/a/b".to_string(), PathBuf::from("x")),
             ]
         );
+        // The router's own syntax (which made it panic, or match everything), and `%`, which
+        // no decoded request path could match.
         for bad in [
-            "e2e=x", "/=x", "/e2e/=x", "/../x=y", "/./x=y", "/e2e=", "/e2e",
+            "e2e=x",
+            "/=x",
+            "/e2e/=x",
+            "/../x=y",
+            "/./x=y",
+            "/e2e=",
+            "/e2e",
+            "/:x=www",
+            "/*x=www",
+            "/a/{*r}=www",
+            "/{x}=fixtures",
+            "/a/%2e%2e=x",
+            "/a b=x",
         ] {
             let (kind, message) = error(&["--mount", bad], None);
             assert_eq!(kind, ErrorKind::ValueValidation, "{bad}");

@@ -275,6 +275,21 @@ async fn cors_headers_are_on_every_palettes_response_and_the_preflight() {
     assert_eq!(log[0]["method"], "OPTIONS");
     assert_eq!(log[0]["attempt"], Value::Null);
     assert_eq!(log[1]["attempt"], 1);
+
+    // A HEAD is refused and takes no scripted response either (a link checker once used up a
+    // run's responses, and logged faults no client received).
+    let head = send(Method::HEAD, &server.palettes("tiny-two", "head"), &[])
+        .await
+        .expect("a response");
+    assert_eq!(head.status, 405);
+    assert_eq!(head.header("allow"), Some("GET,OPTIONS"));
+    let first = get(&server.palettes("tiny-two", "head"))
+        .await
+        .expect("a response");
+    assert_eq!(
+        first.status, 429,
+        "the run's first GET still gets response 1"
+    );
 }
 
 #[tokio::test]
