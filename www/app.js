@@ -8,7 +8,7 @@ import init, { defaultPolicy, fetchWithBudget, simulate } from "./pkg-full/retry
 import { leaveDashboard, mountDashboard, showDashboard } from "./dashboard.js";
 import { mountFleet, showFleet } from "./fleet.js";
 import { drawTimeline, track } from "./timeline.js";
-import { $, lastReceipt, lastResponse, runId, seconds, showLines, text } from "./view.js";
+import { $, lastReceipt, lastResponse, listItems, runId, seconds, showLines, text } from "./view.js";
 
 const SCREEN = "palette-list";
 
@@ -39,12 +39,10 @@ function showLast(events, wall) {
   $("last-at").textContent = receipt ? `${seconds(receipt.at_s)} s into the action (${wall})` : "-";
 }
 
-/** The loaded list: each item of an array body, or a body of any other shape as one item of
- *  text (JSON written out), so that a success never reads as "nothing loaded". */
+/** The loaded list (`listItems`), or that nothing was loaded. */
 function showList(body) {
-  const items = Array.isArray(body) ? body : body == null ? [] : [body];
-  const line = (item) => text("li", typeof item === "object" ? JSON.stringify(item) : String(item));
-  $("palettes").replaceChildren(...(items.length ? items.map(line) : [text("li", "Nothing loaded.", "empty")]));
+  const items = listItems(body).map((item) => text("li", item));
+  $("palettes").replaceChildren(...(items.length ? items : [text("li", "Nothing loaded.", "empty")]));
 }
 
 /** The picker's groups, in this order; a fixture file not named here is a group of its own. */
@@ -243,8 +241,11 @@ async function load() {
   };
   const ticker = setInterval(() => redraw(showTimeline), 100);
   let leaveTimer = null;
-  if (scenario.user_leaves_at_s != null) {
-    leaveTimer = setTimeout(() => { if (owns()) location.hash = "#/about"; }, scenario.user_leaves_at_s * 1000);
+  // A delay past setTimeout's limit (2^31 - 1 ms, about 24.8 days) would fire at once: such a
+  // user never leaves within any budget, so no timer is armed.
+  const leaveMs = scenario.user_leaves_at_s * 1000;
+  if (scenario.user_leaves_at_s != null && leaveMs <= 2147483647) {
+    leaveTimer = setTimeout(() => { if (owns()) location.hash = "#/about"; }, leaveMs);
   }
 
   showList([]);

@@ -6,7 +6,7 @@
 import { defaultPolicy, fetchWithBudget, rateLimits } from "./pkg-full/retry_budget.js";
 import { SVG, addTo } from "./svg.js";
 import { spans } from "./timeline.js";
-import { $, lastReceipt, lastResponse, runId as newRunId, seconds, showLines, text } from "./view.js";
+import { $, lastReceipt, lastResponse, listItems, runId as newRunId, seconds, showLines, text } from "./view.js";
 
 /** The widgets, each played by one of the fixture server's dashboard scenarios. The palettes
  *  share the origin's limit; the search widget reads the RateLimit field of its own limit. */
@@ -100,8 +100,7 @@ function draw(widget, s) {
 
 /** Shows the list a widget loaded. */
 function showList(widget, body) {
-  const items = Array.isArray(body) ? body : [];
-  widget.list.replaceChildren(...items.map((item) => text("li", String(item))));
+  widget.list.replaceChildren(...listItems(body).map((item) => text("li", item)));
 }
 
 /** Starts a widget's action; `pressedAt` (a `performance.now()`) is the dashboard clock's zero. */

@@ -58,6 +58,14 @@ function use(next) {
   }
 }
 
+/** The items a loaded body shows, as text: each item of an array body, or a body of any other
+ *  shape as one item, objects written out as JSON, so that a success never reads as "nothing
+ *  loaded". */
+export function listItems(body) {
+  const items = Array.isArray(body) ? body : body == null ? [] : [body];
+  return items.map((item) => (typeof item === "object" ? JSON.stringify(item) : String(item)));
+}
+
 /** The last receipt among a run's `events`, with the model's event after it (or undefined). */
 export function lastReceipt(events) {
   for (let i = events.length - 1; i >= 0; i--) {

@@ -3,7 +3,7 @@
 // the page's own reading of the policy. Runs in Node: view.js touches the DOM only when asked.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lastReceipt, lastResponse, runId } from "../../www/view.js";
+import { lastReceipt, lastResponse, listItems, runId } from "../../www/view.js";
 
 const receipt = (status, retry_after, extra = {}) => ({
   event: "receipt", at_s: 2, attempt: 1, status, retry_after, ...extra,
@@ -84,4 +84,13 @@ test("run ids are version-4 UUIDs, also where crypto.randomUUID is missing (plai
     else delete crypto.randomUUID;
   }
   assert.equal(typeof crypto.randomUUID, "function");
+});
+
+test("a loaded body shows as its items: an array's, or any other body as one, objects as JSON", () => {
+  assert.deepEqual(listItems(["kelp", 3]), ["kelp", "3"]);
+  assert.deepEqual(listItems([{ id: 1 }, null]), ['{"id":1}', "null"]);
+  assert.deepEqual(listItems({ palettes: ["kelp"] }), ['{"palettes":["kelp"]}']);
+  assert.deepEqual(listItems("plain text"), ["plain text"]);
+  assert.deepEqual(listItems(null), []);
+  assert.deepEqual(listItems(undefined), []);
 });
