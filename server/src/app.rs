@@ -1,12 +1,10 @@
 //! Routes: the scripted `/palettes` service, the request log, and the static files.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{OriginalUri, Query, Request, State};
+use axum::extract::{OriginalUri, Request, State};
 use axum::handler::HandlerWithoutStateExt;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode, Uri};
 use axum::middleware::{self, Next};
@@ -16,7 +14,7 @@ use axum::Router;
 use percent_encoding::percent_decode_str;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::log::{Moment, Params};
+use crate::log::{query_of, Moment, Params};
 use crate::palettes::{log_no_content, palettes, preflight};
 use crate::reply::{plain, set_date};
 use crate::state::{AppState, LogNote, Withheld};
@@ -77,16 +75,13 @@ pub fn router(state: Arc<AppState>, root: &Path, mounts: &[(String, PathBuf)]) -
 }
 
 /// `GET /log[?run=RUN]`: the log entries as a JSON array.
-async fn log_get(
-    State(app): State<Arc<AppState>>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
-) -> Response {
-    let query = match query {
-        Ok(Query(query)) => query,
-        Err(rejection) => {
+async fn log_get(State(app): State<Arc<AppState>>, uri: Uri) -> Response {
+    let query = match query_of(&uri) {
+        Ok(query) => query,
+        Err(problem) => {
             return plain(
                 StatusCode::BAD_REQUEST,
-                format!("malformed query string: {}", rejection.body_text()),
+                format!("malformed query string: {problem}"),
             )
         }
     };
@@ -137,7 +132,7 @@ async fn away(
     uri: Uri,
     axum::extract::Extension(away_page): axum::extract::Extension<AwayPage>,
 ) -> Response {
-    let query: HashMap<String, String> = Query::try_from_uri(&uri).map(|q| q.0).unwrap_or_default();
+    let query = query_of(&uri).unwrap_or_default();
     let run = query.get("run").cloned().unwrap_or_default();
     let attempt: u32 = query
         .get("attempt")

@@ -2,11 +2,63 @@
 //! written at arrival and completed when the response is sent (or the connection dropped, or
 //! the client goes away first).
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
+use axum::http::Uri;
+use percent_encoding::percent_decode_str;
 use serde::Serialize;
+
+/// The most entries the log keeps: beyond it the oldest are forgotten, so that no client can
+/// grow the server's memory without bound by sending requests.
+pub const LOG_CAPACITY: usize = 20_000;
+
+/// The most bytes of a request's URI, and of each parameter, an entry keeps.
+const URI_KEPT: usize = 512;
+
+/// The longest `run`, `scenario` or `collection` a `/palettes` request may give, in bytes.
+pub const PARAM_MAX: usize = 256;
+
+/// The query of `uri`, decoded as `application/x-www-form-urlencoded` (`+` is a space), and
+/// strictly: a value whose escapes do not decode to UTF-8 is an error, where a lenient decoder
+/// would turn it into U+FFFD and so make different run ids one. A parameter given twice keeps
+/// its last value.
+pub fn query_of(uri: &Uri) -> Result<HashMap<String, String>, String> {
+    let decode = |text: &str| -> Result<String, String> {
+        let spaced = text.replace('+', " ");
+        percent_decode_str(&spaced)
+            .decode_utf8()
+            .map(Cow::into_owned)
+            .map_err(|_| format!("{text:?} does not decode to UTF-8"))
+    };
+    let pairs = uri.query().unwrap_or_default().split('&');
+    pairs
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            Ok((decode(key)?, decode(value)?))
+        })
+        .collect()
+}
+
+/// `text`, cut to at most `max` bytes on a character boundary, with `…` when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let end = (0..=max)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    format!("{}…", &text[..end])
+}
+
+/// A request's URI as its log entry keeps it.
+pub fn kept_uri(uri: &Uri) -> String {
+    clip(&uri.to_string(), URI_KEPT)
+}
 
 /// What the server did with a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -74,6 +126,29 @@ impl Params {
             collection: param("collection"),
         }
     }
+
+    /// The first parameter longer than [`PARAM_MAX`] bytes, with its length.
+    pub fn too_long(&self) -> Option<(&'static str, usize)> {
+        [
+            ("run", &self.run),
+            ("scenario", &self.scenario),
+            ("collection", &self.collection),
+        ]
+        .into_iter()
+        .find_map(|(name, value)| {
+            Some((name, value.as_ref()?.len())).filter(|(_, n)| *n > PARAM_MAX)
+        })
+    }
+
+    /// The parameters as a log entry keeps them: each cut to [`URI_KEPT`] bytes.
+    pub fn kept(self) -> Params {
+        let keep = |value: Option<String>| value.map(|v| clip(&v, URI_KEPT));
+        Params {
+            run: keep(self.run),
+            scenario: keep(self.scenario),
+            collection: keep(self.collection),
+        }
+    }
 }
 
 /// How a request was answered, written once, by [`RequestLog::mark_sent`].
@@ -118,8 +193,8 @@ pub struct RequestLog {
 struct Inner {
     /// The number of the last entry pushed (0 before the first).
     next_seq: u64,
-    /// The entries kept, in arrival order.
-    entries: Vec<Entry>,
+    /// The entries kept, in arrival order: the last [`LOG_CAPACITY`].
+    entries: VecDeque<Entry>,
 }
 
 impl RequestLog {
@@ -142,7 +217,10 @@ impl RequestLog {
         inner.next_seq = inner.next_seq.saturating_add(1);
         entry.seq = inner.next_seq;
         let seq = entry.seq;
-        inner.entries.push(entry);
+        if inner.entries.len() >= LOG_CAPACITY {
+            inner.entries.pop_front();
+        }
+        inner.entries.push_back(entry);
         seq
     }
 
@@ -214,4 +292,55 @@ impl Moment {
 pub fn unix_ms(time: SystemTime) -> f64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64() * 1000.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(run: &str) -> Entry {
+        Entry {
+            seq: 0,
+            method: "GET".into(),
+            uri: format!("/palettes?run={run}"),
+            params: Params {
+                run: Some(run.into()),
+                ..Params::default()
+            },
+            attempt: None,
+            arrival_ms: 0.0,
+            arrival_unix_ms: 0.0,
+            outcome: Outcome::default(),
+            client_gone_ms: None,
+            fault: None,
+            origin: None,
+        }
+    }
+
+    /// The log keeps the last LOG_CAPACITY entries: the oldest go, the numbering goes on.
+    #[test]
+    fn the_log_keeps_only_its_latest_entries() {
+        let log = RequestLog::new(Instant::now());
+        for i in 0..LOG_CAPACITY + 5 {
+            log.push(entry(&format!("r{i}")));
+        }
+        let kept = log.entries(None);
+        assert_eq!(kept.len(), LOG_CAPACITY);
+        assert_eq!(kept[0].seq, 6);
+        assert_eq!(kept[0].params.run.as_deref(), Some("r5"));
+        assert!(log.entries(Some("r4")).is_empty());
+        assert_eq!(log.entries(Some("r5")).len(), 1);
+    }
+
+    /// A query is decoded strictly: escapes that are not UTF-8 are an error, `+` is a space.
+    #[test]
+    fn a_query_that_is_not_utf8_is_an_error() {
+        let uri = |q: &str| format!("/palettes?{q}").parse::<Uri>().expect("a URI");
+        let query = query_of(&uri("run=a+b%21&scenario=%C3%A9&&flag")).expect("decoded");
+        assert_eq!(query["run"], "a b!");
+        assert_eq!(query["scenario"], "é");
+        assert_eq!(query["flag"], "");
+        assert!(query_of(&uri("run=%ff")).is_err());
+        assert_eq!(clip("ééé", 3), "é…");
+    }
 }

@@ -3,20 +3,18 @@
 //! [`Answer`] says. Its log entry is written at arrival and marked sent in one place,
 //! [`InFlight::sent`].
 
-use std::collections::HashMap;
 use std::sync::{Arc, PoisonError};
 use std::time::{Instant, SystemTime};
 
 use axum::body::Body;
-use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
 use crate::body::FaultBody;
 use crate::catalog::{collection_list, Loaded, Prepared, PreparedReply, COLLECTIONS};
 use crate::faults::Fault;
-use crate::log::{unix_ms, Entry, Moment, Outcome, Params, Sent};
+use crate::log::{kept_uri, query_of, unix_ms, Entry, Moment, Outcome, Params, Sent, PARAM_MAX};
 use crate::reply::{origin_of, plain, set_date};
 use crate::serve::Connection;
 use crate::shift::{shift_retry_after, unix_secs};
@@ -30,10 +28,10 @@ pub async fn palettes(
     uri: Uri,
     headers: HeaderMap,
     connection: Option<axum::Extension<Connection>>,
-    query: Result<Query<HashMap<String, String>>, QueryRejection>,
 ) -> Response {
     let arrival = Moment::now();
-    let params = query.as_ref().map(|q| Params::of(&q.0)).unwrap_or_default();
+    let query = query_of(&uri);
+    let params = query.as_ref().map(Params::of).unwrap_or_default();
     let connection = connection.map(|axum::Extension(c)| c);
     let admission = admit(
         &app,
@@ -88,7 +86,7 @@ pub fn log_no_content(
     pick: fn(Params) -> Params,
     now: Moment,
 ) {
-    let query: HashMap<String, String> = Query::try_from_uri(uri).map(|q| q.0).unwrap_or_default();
+    let query = query_of(uri).unwrap_or_default();
     let entry = arrival_entry(app, method, uri, headers, pick(Params::of(&query)), now);
     let outcome = Outcome {
         date: Some(httpdate::fmt_http_date(now.wall)),
@@ -110,8 +108,8 @@ fn arrival_entry(
     Entry {
         seq: 0,
         method: method.to_string(),
-        uri: uri.to_string(),
-        params,
+        uri: kept_uri(uri),
+        params: params.kept(),
         attempt: None,
         arrival_ms: app.log.ms(arrival.at),
         arrival_unix_ms: unix_ms(arrival.wall),
@@ -190,7 +188,7 @@ type Refusal = (StatusCode, String);
 fn admit<'a>(
     app: &'a AppState,
     params: &Params,
-    malformed: Option<&QueryRejection>,
+    malformed: Option<&String>,
     can_reset: bool,
     arrival: Instant,
 ) -> Admission<'a> {
@@ -203,12 +201,16 @@ fn admit<'a>(
         let run = run.to_string();
         return Admission::Resend { run, attempt };
     }
-    let taken = match malformed {
-        Some(rejection) => Err((
+    let taken = match (malformed, params.too_long()) {
+        (Some(problem), _) => Err((
             StatusCode::BAD_REQUEST,
-            format!("malformed query string: {}", rejection.body_text()),
+            format!("malformed query string: {problem}"),
         )),
-        None => take_next(app, params, arrival),
+        (None, Some((name, length))) => Err((
+            StatusCode::BAD_REQUEST,
+            format!("the `{name}` parameter is {length} bytes long; at most {PARAM_MAX} are read"),
+        )),
+        (None, None) => take_next(app, params, arrival),
     };
     match taken {
         Ok(ticket) => Admission::Scripted(ticket),

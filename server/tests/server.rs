@@ -397,6 +397,34 @@ async fn bad_requests_get_a_clear_4xx_and_are_logged() {
     assert!(server
         .stderr()
         .contains("rejected: unknown scenario \"no-such\""));
+
+    // Escapes that are not UTF-8 are refused, not read as U+FFFD (which made `%ff`, `%fe` and
+    // `%c3` one run), and so is a parameter longer than the server reads; each is logged with
+    // its URI cut short.
+    for run in ["%ff", "%fe", "%c3"] {
+        let path = format!("/palettes?collection=coast&scenario=tiny-two&run={run}");
+        let reply = get(&server.at(&path)).await.expect("a response");
+        assert_eq!(reply.status, 400, "{run}");
+        assert_eq!(
+            reply.body,
+            format!("malformed query string: \"{run}\" does not decode to UTF-8")
+        );
+    }
+    let long = "r".repeat(60_000);
+    let path = format!("/palettes?collection=coast&scenario=tiny-two&run={long}");
+    let reply = get(&server.at(&path)).await.expect("a response");
+    assert_eq!(reply.status, 400);
+    assert_eq!(
+        reply.body,
+        "the `run` parameter is 60000 bytes long; at most 256 are read"
+    );
+    let log = get(&server.at("/log")).await.expect("GET /log");
+    let log: Vec<Value> = serde_json::from_str(&log.body).expect("the log is JSON");
+    let kept = log.last().expect("the last entry");
+    assert!(kept["uri"]
+        .as_str()
+        .is_some_and(|u| u.len() < 2_100 && u.ends_with('…')));
+    assert!(kept["run"].as_str().is_some_and(|r| r.len() < 2_100));
 }
 
 #[tokio::test]
