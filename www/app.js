@@ -105,7 +105,11 @@ function describe(scenario) {
   if (api) notes.push(`Requests go to another origin: ${api}.`);
   if (scenario?.user_leaves_at_s != null) notes.push(`This scenario leaves the screen (a route change) ${scenario.user_leaves_at_s} s after Load.`);
   if (scenario?.timer_late_by_s?.some((s) => s > 0)) notes.push(`Its wait timers are made late by ${scenario.timer_late_by_s.join(", ")} s, as in a throttled background tab.`);
-  if (scenario && !scenario.wall_clock_at_start) notes.push("The server sends no usable clock mapping for its date, so the page has no trusted clock to read it.");
+  if (scenario && !scenario.wall_clock_at_start) {
+    notes.push(scenario.policy?.trust_local_clock
+      ? "The server sends no usable clock mapping for its date; the policy lets the page's own clock read it."
+      : "The server sends no usable clock mapping for its date, so the page has no trusted clock to read it.");
+  }
   if (scenario?.origin_blocks?.length || scenario?.jitter_draws?.length || scenario?.policy?.jitter_s) {
     notes.push("Its origin blocks and jitter draws are played by the model row only: in the live run no other action on the origin tells it of a block, and the browser draws its own jitter.");
   }

@@ -48,7 +48,13 @@ function delayFigure(x) {
 function use(next) {
   if (!next) return "";
   const source = next.event === "wait" ? next.source : next.cause?.source;
-  if (source === "fallback_missing" || source === "fallback_invalid") return "; the local fallback applies";
+  const fallback = source === "fallback_missing" || source === "fallback_invalid";
+  // A wait the budget could not fit was planned, then refused: the stop says so.
+  if (next.cause?.kind === "refused_wait") {
+    const planned = fallback ? "the local fallback" : source === "ratelimit" ? "the RateLimit field's reading" : "its delay";
+    return `; ${planned} would have run past the budget, so no retry`;
+  }
+  if (fallback) return "; the local fallback applies";
   if (source === "ratelimit") return "; the RateLimit field's reading applies";
   switch (next.cause?.kind) {
     case "success": return " (not needed: the request succeeded)";
