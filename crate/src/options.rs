@@ -35,18 +35,13 @@ pub(crate) struct Request {
     pub(crate) timer_late_by: Vec<Duration>,
 }
 
-/// The options a caller may give.
+/// The options a caller may give, as an unknown option's message offers them.
 const OPTIONS: &[&str] = &[
-    "policy",
-    "signal",
-    "fetch",
-    "onUpdate",
-    "method",
-    "screen",
-    "share",
-    "scope",
-    "testOnlyTimerLateBy_s",
+    "policy", "signal", "fetch", "onUpdate", "method", "screen", "share", "scope",
 ];
+
+/// The test hook, taken as an option too but offered to nobody: for tests and demos only.
+const TEST_HOOK: &str = "testOnlyTimerLateBy_s";
 
 /// Why the arguments cannot be used: a `TypeError` (a value of the wrong type, an unknown
 /// option, a method other than GET) or a `RangeError` (a value out of range), naming the option.
@@ -157,7 +152,8 @@ impl Options {
             return Ok(Options(Object::new().into()));
         }
         object(value, "")?;
-        unknown_key(value, OPTIONS, "option", "the options are").map(|()| Options(value.clone()))
+        unknown_key(value, (OPTIONS, &[TEST_HOOK]), "option", "the options are")?;
+        Ok(Options(value.clone()))
     }
 
     /// An option that is set: `undefined` and `null` are absent.
@@ -258,7 +254,7 @@ impl Options {
 
     /// The test hook `testOnlyTimerLateBy_s`: a list of seconds.
     fn late_timers(&self) -> Result<Vec<Duration>, OptionError> {
-        const NAME: &str = "testOnlyTimerLateBy_s";
+        const NAME: &str = TEST_HOOK;
         let Some(value) = self.set(NAME)? else {
             return Ok(Vec::new());
         };
@@ -271,7 +267,12 @@ impl Options {
 /// name says, nothing else. Whether the values make a policy is the model's to say.
 fn read_policy(value: &JsValue) -> Result<PolicyInput, OptionError> {
     object(value, "policy")?;
-    unknown_key(value, PolicyInput::FIELDS, "policy field", "the fields are")?;
+    unknown_key(
+        value,
+        (PolicyInput::FIELDS, &[]),
+        "policy field",
+        "the fields are",
+    )?;
     let field = |name: &str| given(value, name, &policy(name));
     let number = |name: &str| -> Result<Option<Number>, OptionError> {
         field(name)?
@@ -341,22 +342,23 @@ fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
         .collect()
 }
 
-/// Refuses a key of `value` that is not in `known`: a typo must not pass silently (a misspelt
-/// `signal` would lose the caller's abort).
-fn unknown_key(value: &JsValue, known: &[&str], what: &str, list: &str) -> Result<(), OptionError> {
+/// Refuses a key of `value` that is neither `offered` nor `hidden`, naming the offered ones: a
+/// typo must not pass silently (a misspelt `signal` would lose the caller's abort).
+fn unknown_key(
+    value: &JsValue,
+    (offered, hidden): (&[&str], &[&str]),
+    what: &str,
+    list: &str,
+) -> Result<(), OptionError> {
     let Ok(keys) = keys_of(value) else {
         let message = format!("the {what}s cannot be listed: listing their keys threw");
         return Err(OptionError::Type(message));
     };
     for key in keys.iter().filter_map(|k| k.as_string()) {
-        if !known.contains(&key.as_str()) {
-            // The test hook is taken but not offered.
-            let offered: Vec<&str> = (known.iter().copied())
-                .filter(|k| !k.starts_with("testOnly"))
-                .collect();
-            let known = offered.join(", ");
+        if !offered.contains(&key.as_str()) && !hidden.contains(&key.as_str()) {
+            let offered = offered.join(", ");
             return Err(OptionError::Type(format!(
-                "unknown {what} \"{key}\"; {list} {known}"
+                "unknown {what} \"{key}\"; {list} {offered}"
             )));
         }
     }
