@@ -18,7 +18,7 @@ use crate::log::{kept_uri, query_of, unix_ms, Entry, Moment, Outcome, Params, Se
 use crate::reply::{origin_of, plain, set_date};
 use crate::serve::Connection;
 use crate::shift::{shift_retry_after, unix_secs};
-use crate::state::{AppState, LogNote, RunState, Withheld};
+use crate::state::{AppState, LogNote, RunState, Withheld, RUN_CAPACITY, RUN_KEPT};
 
 /// `GET /palettes?collection=C&scenario=NAME&run=RUN` (C one of [`COLLECTIONS`]): the run's next scripted response,
 /// after its scripted duration.
@@ -242,6 +242,18 @@ fn take_next<'a>(
         ));
     };
     let mut runs = app.runs.lock().unwrap_or_else(PoisonError::into_inner);
+    if !runs.contains_key(run) && runs.len() >= RUN_CAPACITY {
+        app.forget_old_runs(&mut runs, arrival);
+        if runs.len() >= RUN_CAPACITY {
+            return Err((
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "{RUN_CAPACITY} runs began in the last {} s; the server keeps no more",
+                    RUN_KEPT.as_secs()
+                ),
+            ));
+        }
+    }
     let state = runs.entry(run.to_string()).or_insert_with(|| RunState {
         scenario: name.to_string(),
         next: 0,

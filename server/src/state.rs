@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::http::HeaderValue;
 use tokio::sync::watch;
@@ -33,6 +33,14 @@ pub struct AppState {
     resets: Mutex<HashMap<String, (Instant, u32)>>,
 }
 
+/// The most runs the server keeps at once, so that no client can grow its memory without bound
+/// by naming new run ids. When it is reached, runs that began more than [`RUN_KEPT`] ago are
+/// forgotten; while none has, a new run is refused.
+pub(crate) const RUN_CAPACITY: usize = 100_000;
+
+/// How long a run is kept at least: far longer than any action's budget.
+pub(crate) const RUN_KEPT: Duration = Duration::from_secs(600);
+
 /// Where one run is.
 #[derive(Debug)]
 pub(crate) struct RunState {
@@ -58,6 +66,17 @@ impl AppState {
             sends_changed: watch::channel(0).0,
             resets: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Forgets the runs in `runs` (the locked [`AppState::runs`]) that began more than
+    /// [`RUN_KEPT`] before `now`, with their sends and resets; a request naming one later
+    /// begins it anew.
+    pub(crate) fn forget_old_runs(&self, runs: &mut HashMap<String, RunState>, now: Instant) {
+        runs.retain(|_, run| now.saturating_duration_since(run.first_arrival) <= RUN_KEPT);
+        (self.sends.lock().unwrap_or_else(PoisonError::into_inner))
+            .retain(|(run, _), _| runs.contains_key(run));
+        (self.resets.lock().unwrap_or_else(PoisonError::into_inner))
+            .retain(|run, _| runs.contains_key(run));
     }
 
     /// Remembers that attempt `attempt` of `run` was reset at `at`.
@@ -134,4 +153,36 @@ pub(crate) struct Withheld {
     pub(crate) expose_headers: bool,
     /// No `Date`.
     pub(crate) date: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs that began more than RUN_KEPT ago are forgotten with their sends and resets; the
+    /// others are kept whole.
+    #[test]
+    fn old_runs_are_forgotten_with_their_sends_and_resets() {
+        let start = Instant::now();
+        let app = AppState::new(Catalog::default(), start, &[]);
+        let later = start + RUN_KEPT + Duration::from_secs(5);
+        let run = |first_arrival| RunState {
+            scenario: "s".into(),
+            next: 1,
+            first_arrival,
+        };
+        let mut runs = HashMap::new();
+        runs.insert("old".to_string(), run(start));
+        runs.insert("new".to_string(), run(start + Duration::from_secs(10)));
+        for name in ["old", "new"] {
+            app.record_send(name, 1, start);
+            app.note_reset(name, 1, start);
+        }
+        app.forget_old_runs(&mut runs, later);
+        assert_eq!(runs.keys().collect::<Vec<_>>(), ["new"]);
+        assert_eq!(app.send_time("old", 1), None);
+        assert_eq!(app.send_time("new", 1), Some(start));
+        assert_eq!(app.resend_of("old", start), None);
+        assert_eq!(app.resend_of("new", start), Some(1));
+    }
 }
