@@ -197,11 +197,25 @@ async fn handle(
     let note = response
         .extensions()
         .get::<LogNote>()
-        .map(|n| format!("  {}", n.0))
+        .map(|n| format!("  {}", one_line(&n.0)))
         .unwrap_or_default();
     eprintln!(
         "fixture-server: {at:>10.1} ms  {method} {uri} -> {} in {took:.1} ms{note}",
         response.status().as_u16()
     );
     Ok(response)
+}
+
+/// `text` on one line: control characters (a newline in a run id) written as escapes, so that
+/// no request can forge a line of the access log.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
