@@ -3,6 +3,7 @@
 //! [`Answer`] says. Its log entry is written at arrival and marked sent in one place,
 //! [`InFlight::sent`].
 
+use std::collections::HashMap;
 use std::sync::{Arc, PoisonError};
 use std::time::{Instant, SystemTime};
 
@@ -242,17 +243,8 @@ fn take_next<'a>(
         ));
     };
     let mut runs = app.runs.lock().unwrap_or_else(PoisonError::into_inner);
-    if !runs.contains_key(run) && runs.len() >= RUN_CAPACITY {
-        app.forget_old_runs(&mut runs, arrival);
-        if runs.len() >= RUN_CAPACITY {
-            return Err((
-                StatusCode::SERVICE_UNAVAILABLE,
-                format!(
-                    "{RUN_CAPACITY} runs began in the last {} s; the server keeps no more",
-                    RUN_KEPT.as_secs()
-                ),
-            ));
-        }
+    if !runs.contains_key(run) {
+        room_for_a_run(app, &mut runs, arrival)?;
     }
     let state = runs.entry(run.to_string()).or_insert_with(|| RunState {
         scenario: name.to_string(),
@@ -289,6 +281,28 @@ fn take_next<'a>(
         prepared,
         first_arrival: state.first_arrival,
     })
+}
+
+/// Makes room in `runs` (the locked [`AppState::runs`]) for a new run at `now`: when it holds
+/// [`RUN_CAPACITY`] runs, the old ones are forgotten; a refusal while none is old enough.
+fn room_for_a_run(
+    app: &AppState,
+    runs: &mut HashMap<String, RunState>,
+    now: Instant,
+) -> Result<(), Refusal> {
+    if runs.len() >= RUN_CAPACITY {
+        app.forget_old_runs(runs, now);
+    }
+    if runs.len() < RUN_CAPACITY {
+        return Ok(());
+    }
+    Err((
+        StatusCode::SERVICE_UNAVAILABLE,
+        format!(
+            "{RUN_CAPACITY} runs began in the last {} s; the server keeps no more",
+            RUN_KEPT.as_secs()
+        ),
+    ))
 }
 
 /// The collection and the scenario the request names, checked.
@@ -695,5 +709,43 @@ impl Drop for InFlight {
             self.app
                 .client_gone(self.seq, "ended by the client before its response");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::catalog::Catalog;
+
+    /// A full table of runs makes room by forgetting the old ones, and refuses a new run while
+    /// none is old enough.
+    #[test]
+    fn a_full_table_of_runs_forgets_old_ones_or_refuses() {
+        let start = Instant::now();
+        let app = AppState::new(Catalog::default(), start, &[]);
+        let mut runs: HashMap<String, RunState> = (0..RUN_CAPACITY)
+            .map(|i| {
+                let state = RunState {
+                    scenario: "s".into(),
+                    next: 1,
+                    first_arrival: start + Duration::from_secs(u64::from(i % 2 == 0)),
+                };
+                (format!("r{i}"), state)
+            })
+            .collect();
+        let (status, message) = room_for_a_run(&app, &mut runs, start + Duration::from_secs(60))
+            .expect_err("no run is old enough");
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert!(
+            message.starts_with("100000 runs began in the last 600 s"),
+            "{message}"
+        );
+        assert_eq!(runs.len(), RUN_CAPACITY);
+        // Half of them began at `start`, and are old 600.5 s later; the other half are not.
+        let later = start + RUN_KEPT + Duration::from_millis(500);
+        assert!(room_for_a_run(&app, &mut runs, later).is_ok());
+        assert_eq!(runs.len(), RUN_CAPACITY / 2);
     }
 }
