@@ -69,12 +69,7 @@ pub(crate) fn global() -> JsValue {
 /// `value[key]` of an object; `None` for anything that is not an object, for a getter that
 /// throws, and for `undefined`.
 pub(crate) fn member(value: &JsValue, key: &str) -> Option<JsValue> {
-    if !value.is_object() {
-        return None;
-    }
-    js_sys::Reflect::get(value, &JsValue::from_str(key))
-        .ok()
-        .filter(|v| !v.is_undefined())
+    read_member(value, key).ok().flatten()
 }
 
 /// `value[key]` of an object a caller gave, as [`member`] reads it, except that a getter (or a
