@@ -1,5 +1,6 @@
 //! Routes: the scripted `/palettes` service, the request log, and the static files.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
@@ -17,7 +18,7 @@ use tower_http::services::{ServeDir, ServeFile};
 use crate::log::{query_of, Moment, Params};
 use crate::palettes::{log_no_content, palettes, preflight};
 use crate::reply::{plain, set_date};
-use crate::state::{AppState, LogNote, Withheld};
+use crate::state::{AppState, LogNote, Withheld, RUN_KEPT};
 
 /// `HEAD /palettes`: 405, as for any other method but GET and OPTIONS.
 async fn head_refused() -> Response {
@@ -121,34 +122,72 @@ async fn beacon(
 /// How long `/away` waits for the run's request to arrive.
 const AWAY_WAIT: Duration = Duration::from_secs(10);
 
+/// The furthest from its response, either way, that `/away` holds a page: as long as the
+/// server keeps a run.
+const AWAY_OFFSET_MAX: Duration = RUN_KEPT;
+
 /// `GET /away?run=RUN&attempt=K&plus_ms=X`: a page to navigate to (`server/pages/away.html`), held
 /// until X milliseconds (negative: before) the moment the server sends run RUN's K-th scripted
 /// response. A page that navigates here while its action runs leaves at the very moment that
 /// response arrives (X near 0), or when the wait after it ends (X near the wait). After
 /// [`AWAY_WAIT`] without that request, the page is sent anyway. Without a run, it is a plain
-/// page, sent at once: the Palette List's "another page" link.
+/// page, sent at once: the Palette List's "another page" link. A query it cannot read is a 400
+/// that says why.
 async fn away(
     State(app): State<Arc<AppState>>,
     uri: Uri,
     axum::extract::Extension(away_page): axum::extract::Extension<AwayPage>,
 ) -> Response {
-    let query = query_of(&uri).unwrap_or_default();
-    let run = query.get("run").cloned().unwrap_or_default();
-    let attempt: u32 = query
-        .get("attempt")
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(1);
-    let plus_ms: f64 = query
-        .get("plus_ms")
-        .and_then(|p| p.parse().ok())
-        .filter(|p: &f64| p.is_finite())
-        .unwrap_or(0.0);
+    let (run, attempt, plus_ms) = match query_of(&uri).and_then(|query| Hold::read(&query)) {
+        Ok(hold) => (hold.run, hold.attempt, hold.plus_ms),
+        Err(problem) => return plain(StatusCode::BAD_REQUEST, problem),
+    };
     let held = hold(&app, &run, attempt, plus_ms).await;
     let mut response = read_page(&away_page.0).await;
     response.extensions_mut().insert(LogNote(format!(
         "run={run} attempt={attempt} plus_ms={plus_ms} {held}"
     )));
     response
+}
+
+/// What an `/away` request asks to be held for.
+struct Hold {
+    run: String,
+    attempt: u32,
+    plus_ms: f64,
+}
+
+impl Hold {
+    /// Reads `run` (none: not held), `attempt` (a whole number from 1; default 1) and `plus_ms`
+    /// (a number of milliseconds within [`AWAY_OFFSET_MAX`] either way; default 0).
+    fn read(query: &HashMap<String, String>) -> Result<Hold, String> {
+        let attempt = match query.get("attempt") {
+            None => 1,
+            Some(text) => text.parse().ok().filter(|&k: &u32| k >= 1).ok_or_else(|| {
+                format!("the `attempt` parameter is {text:?}; it must be a whole number from 1")
+            })?,
+        };
+        let max_ms = AWAY_OFFSET_MAX.as_secs_f64() * 1000.0;
+        let plus_ms = match query.get("plus_ms") {
+            None => 0.0,
+            Some(text) => text
+                .parse()
+                .ok()
+                .filter(|ms: &f64| ms.abs() <= max_ms)
+                .ok_or_else(|| {
+                    format!(
+                        "the `plus_ms` parameter is {text:?}; it must be a number of \
+                         milliseconds from -{max_ms} to {max_ms}"
+                    )
+                })?,
+        };
+        let run = query.get("run").cloned().unwrap_or_default();
+        Ok(Hold {
+            run,
+            attempt,
+            plus_ms,
+        })
+    }
 }
 
 /// Waits until `plus_ms` after attempt `attempt` of `run` is due to be sent (at most
@@ -161,15 +200,12 @@ async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> String {
     let Some(due) = wait_for_due(app, run, attempt).await else {
         return "timed out waiting for the run".to_owned();
     };
-    let offset = Duration::try_from_secs_f64(plus_ms.abs() / 1000.0).unwrap_or(Duration::MAX);
+    // Within [`AWAY_OFFSET_MAX`], so the clock can say when.
+    let offset = Duration::from_secs_f64(plus_ms.abs() / 1000.0);
     let at = if plus_ms >= 0.0 {
-        due.checked_add(offset)
+        due.checked_add(offset).unwrap_or(due)
     } else {
-        Some(due.checked_sub(offset).unwrap_or(due))
-    };
-    let Some(at) = at else {
-        // Later than the clock can say: held for as long as the client waits.
-        return std::future::pending().await;
+        due.checked_sub(offset).unwrap_or(due)
     };
     tokio::time::sleep_until(at.into()).await;
     format!("held until {:.1} ms", app.log.ms(at))

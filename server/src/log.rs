@@ -23,8 +23,8 @@ pub const PARAM_MAX: usize = 256;
 
 /// The query of `uri`, decoded as `application/x-www-form-urlencoded` (`+` is a space), and
 /// strictly: a value whose escapes do not decode to UTF-8 is an error, where a lenient decoder
-/// would turn it into U+FFFD and so make different run ids one. A parameter given twice keeps
-/// its last value.
+/// would turn it into U+FFFD and so make different run ids one. A parameter given twice is an
+/// error too: which of its values the client meant cannot be known.
 pub fn query_of(uri: &Uri) -> Result<HashMap<String, String>, String> {
     let decode = |text: &str| -> Result<String, String> {
         let spaced = text.replace('+', " ");
@@ -33,14 +33,17 @@ pub fn query_of(uri: &Uri) -> Result<HashMap<String, String>, String> {
             .map(Cow::into_owned)
             .map_err(|_| format!("{text:?} does not decode to UTF-8"))
     };
+    let mut query = HashMap::new();
     let pairs = uri.query().unwrap_or_default().split('&');
-    pairs
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            Ok((decode(key)?, decode(value)?))
-        })
-        .collect()
+    for pair in pairs.filter(|pair| !pair.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let key = decode(key)?;
+        if query.contains_key(&key) {
+            return Err(format!("the parameter {key:?} is given more than once"));
+        }
+        query.insert(key, decode(value)?);
+    }
+    Ok(query)
 }
 
 /// `text`, cut to at most `max` bytes on a character boundary, with `…` when cut.
@@ -332,15 +335,22 @@ mod tests {
         assert_eq!(log.entries(Some("r5")).len(), 1);
     }
 
-    /// A query is decoded strictly: escapes that are not UTF-8 are an error, `+` is a space.
+    /// A query is decoded strictly: escapes that are not UTF-8 are an error, and so is a parameter
+    /// given twice; `+` is a space.
     #[test]
-    fn a_query_that_is_not_utf8_is_an_error() {
+    fn a_query_that_is_not_utf8_or_repeats_a_parameter_is_an_error() {
         let uri = |q: &str| format!("/palettes?{q}").parse::<Uri>().expect("a URI");
         let query = query_of(&uri("run=a+b%21&scenario=%C3%A9&&flag")).expect("decoded");
         assert_eq!(query["run"], "a b!");
         assert_eq!(query["scenario"], "é");
         assert_eq!(query["flag"], "");
         assert!(query_of(&uri("run=%ff")).is_err());
+        assert_eq!(
+            query_of(&uri("run=a&scenario=s&run=b")),
+            Err("the parameter \"run\" is given more than once".to_owned())
+        );
+        // Twice once decoded is twice: `r%75n` is `run`.
+        assert!(query_of(&uri("run=a&r%75n=a")).is_err());
         assert_eq!(clip("ééé", 3), "é…");
     }
 }

@@ -437,6 +437,54 @@ async fn away_without_a_run_is_the_plain_page_at_once() {
     assert!(took < AWAY_WAIT, "took {took:?}");
 }
 
+/// A hold that cannot be read is refused at once with a 400 naming the parameter, where it was
+/// read as the default (an `attempt` of 0 waited out the whole 10 s; a `plus_ms` past what the
+/// clock can add held the page for as long as the client waited).
+#[tokio::test]
+async fn away_refuses_a_hold_it_cannot_read() {
+    let (_root, server) = tiny_server();
+    let cases = [
+        ("attempt=0", "the `attempt` parameter is \"0\"; it must be a whole number from 1"),
+        ("attempt=one", "the `attempt` parameter is \"one\"; it must be a whole number from 1"),
+        ("plus_ms=1e300", "the `plus_ms` parameter is \"1e300\"; it must be a number of milliseconds from -600000 to 600000"),
+        ("plus_ms=NaN", "the `plus_ms` parameter is \"NaN\"; it must be a number of milliseconds from -600000 to 600000"),
+        ("plus_ms=-600001", "the `plus_ms` parameter is \"-600001\"; it must be a number of milliseconds from -600000 to 600000"),
+        ("plus_ms=5&plus_ms=6", "the parameter \"plus_ms\" is given more than once"),
+        ("plus_ms=%ff", "\"%ff\" does not decode to UTF-8"),
+    ];
+    for (query, message) in cases {
+        let started = Instant::now();
+        let reply = get(&server.at(&format!("/away?run=refused&{query}")))
+            .await
+            .expect("a response");
+        assert_eq!(
+            (reply.status, reply.body.as_str()),
+            (400, message),
+            "{query}"
+        );
+        assert!(started.elapsed() < AWAY_WAIT, "{query}: waited for the run");
+    }
+}
+
+/// A parameter given twice on `/palettes` is refused: which run or scenario was meant cannot be
+/// known, and the last one no longer wins silently.
+#[tokio::test]
+async fn palettes_refuses_a_parameter_given_twice() {
+    let (_root, server) = tiny_server();
+    let path = "/palettes?collection=coast&scenario=tiny-two&run=first&run=second";
+    let reply = get(&server.at(path)).await.expect("a response");
+    assert_eq!(reply.status, 400);
+    assert_eq!(
+        reply.body,
+        "malformed query string: the parameter \"run\" is given more than once"
+    );
+    // Neither run was started by it.
+    let first = get(&server.palettes("tiny-two", "second"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 429);
+}
+
 #[tokio::test]
 async fn beacons_are_logged_and_answered_with_no_content() {
     let (_root, server) = tiny_server();
