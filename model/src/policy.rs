@@ -361,6 +361,9 @@ pub enum Problem {
     NotStatus(f64),
     /// A jitter draw outside [0, 1).
     OutsideUnit(f64),
+    /// A time more than zero but less than the nanosecond that times are kept to: it would be
+    /// read as zero.
+    BelowNanosecond(f64),
     /// Anything else, in words.
     Said(String),
 }
@@ -389,6 +392,10 @@ impl FieldError {
             Problem::NotWhole(x) => format!("{} is not a whole number", number(*x)),
             Problem::NotStatus(x) => format!("{} is not an HTTP status (100-599)", number(*x)),
             Problem::OutsideUnit(x) => format!("{} is outside [0, 1)", number(*x)),
+            Problem::BelowNanosecond(x) => format!(
+                "{} is less than a nanosecond, the smallest time kept, and would read as zero",
+                number(*x)
+            ),
             Problem::Said(words) => words.clone(),
         }
     }
@@ -470,7 +477,9 @@ impl PolicyInput {
 pub struct Number(pub f64);
 
 impl Number {
-    /// A time in seconds: finite and not negative; one beyond `Duration::MAX` saturates.
+    /// A time in seconds: finite and not negative; one beyond `Duration::MAX` saturates. Times
+    /// are kept to the nanosecond, and one too small to be kept is refused rather than read
+    /// as zero.
     pub fn seconds(self, field: &str) -> Result<Duration, FieldError> {
         let Number(x) = self;
         if !x.is_finite() {
@@ -479,7 +488,11 @@ impl Number {
         if x < 0.0 {
             return Err(FieldError::of(field, Problem::Negative(x)));
         }
-        Ok(Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))
+        let time = Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX);
+        if time.is_zero() && x > 0.0 {
+            return Err(FieldError::of(field, Problem::BelowNanosecond(x)));
+        }
+        Ok(time)
     }
 
     /// A whole number, not negative; one beyond `u64::MAX` saturates. `2.0` is 2.

@@ -193,6 +193,22 @@ const CASES: &[Case] = &[
         r#"{"name": "s", "timer_late_by_s": [0, -3], "responses": [{"duration_s": 1, "status": 200}]}"#,
         "s", "timer_late_by_s[1]", "negative",
     ),
+    // ---- a time too small to keep: read as zero, a budget of 4e-10 s was refused as "zero" ----
+    load(
+        "budget_s below a nanosecond",
+        r#"{"name": "s", "policy": {"budget_s": 4e-10}, "responses": [{"duration_s": 0, "status": 200}]}"#,
+        "s", "policy.budget_s", "less than a nanosecond",
+    ),
+    load(
+        "min_wait_s below a nanosecond",
+        r#"{"name": "s", "policy": {"min_wait_s": 1e-12}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "s", "policy.min_wait_s", "less than a nanosecond",
+    ),
+    load(
+        "duration_s below a nanosecond",
+        r#"{"name": "s", "responses": [{"duration_s": 5e-324, "status": 200}]}"#,
+        "s", "responses[0].duration_s", "less than a nanosecond",
+    ),
     load(
         "negative status",
         r#"{"name": "s", "responses": [{"duration_s": 1, "status": -429}]}"#,
