@@ -77,14 +77,17 @@ function showLast(widget, events) {
   for (const [key, el] of Object.entries(widget.fields)) el.textContent = shown[key];
 }
 
-/** The module's default policy, asked once (the widgets use its budget and cap). */
+/** The module's default policy, asked once. */
 let defaults = null;
 const policyDefaults = () => (defaults ??= defaultPolicy());
+/** The policy a widget's actions run under: the module fills each field its spec leaves out
+ *  with the default. */
+const policyOf = (widget) => ({ ...policyDefaults(), ...widget.spec.policy });
 
 /** Draws a widget's timeline over the budget: the blocks it heard behind, requests and waits on
  *  top. */
 function draw(widget, s) {
-  const W = 360, H = 58, left = 8, right = 12, span = policyDefaults().budget_s;
+  const W = 360, H = 58, left = 8, right = 12, span = policyOf(widget).budget_s;
   const x = (t) => left + (Math.max(0, Math.min(t, span)) / span) * (W - left - right);
   const svg = document.createElementNS(SVG, "svg");
   svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
@@ -111,7 +114,7 @@ async function run(widget, pressedAt) {
   const owns = () => widget.action === me;
   const runId = newRunId();
   const offset = (performance.now() - pressedAt) / 1000;
-  const cap_s = policyDefaults().attempt_cap_s;
+  const cap_s = policyOf(widget).attempt_cap_s;
   const drawn = (now) => spans(me.events, { cap_s, now, offset });
   const redraw = () => owns() && draw(widget, drawn((performance.now() - pressedAt) / 1000));
   const ticker = setInterval(redraw, 100);
