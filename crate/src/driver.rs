@@ -26,7 +26,7 @@ use crate::attempt::{Attempt, Received};
 use crate::blocks;
 use crate::clock::Clock;
 use crate::inbox::Inbox;
-use crate::js::{abort_error, draw, parse_json, report_value, set, update_value};
+use crate::js::{abort_error, draw, parse_json, report, report_value, set, update_value};
 use crate::leave::Ownership;
 use crate::options::Request;
 
@@ -256,7 +256,8 @@ impl Driver {
     }
 
     /// Hands the view the visible state and the events it has not seen yet, while the screen
-    /// still owns the action, when either has changed. A throwing view does not break the action.
+    /// still owns the action, when either has changed. A throwing view does not break the action;
+    /// what it threw is reported.
     fn show(&mut self) {
         if self.inbox.has_left() {
             return;
@@ -268,7 +269,9 @@ impl Driver {
         }
         if let Some(on_update) = &self.request.on_update {
             let update = update_value(&self.action, self.reported, &visible);
-            let _ = on_update.call1(&JsValue::UNDEFINED, &update);
+            if let Err(thrown) = on_update.call1(&JsValue::UNDEFINED, &update) {
+                report(&thrown);
+            }
         }
         self.reported = events;
         self.shown = visible;

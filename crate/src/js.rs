@@ -59,6 +59,22 @@ extern "C" {
     /// `Promise.resolve(value)`, which a promise whose `constructor` getter throws makes throw.
     #[wasm_bindgen(js_namespace = Promise, js_name = resolve, catch)]
     pub(crate) fn promise_resolve(value: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `reportError(error)`, where there is one (browsers and workers, not Node).
+    #[wasm_bindgen(js_name = reportError, catch)]
+    fn report_error(error: &JsValue) -> Result<(), JsValue>;
+
+    #[wasm_bindgen(js_namespace = console, js_name = error)]
+    fn console_error(error: &JsValue);
+}
+
+/// Reports an error a caller's callback threw, as the platform reports one a listener throws
+/// (`reportError`: the console and the global `error` event), or on the console where there is
+/// no `reportError` (Node): it is neither lost nor allowed to stop the action.
+pub(crate) fn report(error: &JsValue) {
+    if report_error(error).is_err() {
+        console_error(error);
+    }
 }
 
 /// The global object.
@@ -103,13 +119,13 @@ pub(crate) fn draw() -> f64 {
     }
 }
 
-/// The origin of `url`, read against this page's address (a worker's, or none in Node); the
-/// URL itself when it cannot be read, so that blocks still key on something stable.
-pub(crate) fn origin_of(url: &str) -> String {
+/// The origin of `url`, read against this page's address (a worker's, or none in Node); `None`
+/// when it cannot be read so.
+pub(crate) fn origin_of(url: &str) -> Option<String> {
     let base = member(&global(), "location")
         .and_then(|l| member(&l, "href"))
         .unwrap_or(JsValue::UNDEFINED);
-    Url::new(url, &base).map_or_else(|_| url.to_owned(), |u| u.origin())
+    Url::new(url, &base).ok().map(|u| u.origin())
 }
 
 /// `value` as the plain JavaScript value it serializes to. The module's own values always

@@ -66,8 +66,8 @@ impl OptionError {
 fn wrong_type(name: &str, what: &str, value: &JsValue) -> OptionError {
     let given = if value.is_null() {
         "null".into()
-    } else if value.is_string() {
-        js_sys::JSON::stringify(value).map_or_else(|_| "a string".into(), String::from)
+    } else if let Some(text) = value.as_string() {
+        quoted(&text)
     } else if is_array(value) == Ok(true) {
         "an array".into()
     } else {
@@ -75,6 +75,13 @@ fn wrong_type(name: &str, what: &str, value: &JsValue) -> OptionError {
     };
     let name = option_name(name);
     OptionError::Type(format!("{name} must be {what}, not {given}"))
+}
+
+/// `text` in double quotes, escaped as JSON writes it (Rust's `{:?}` would bring Unicode
+/// tables into the build).
+fn quoted(text: &str) -> String {
+    js_sys::JSON::stringify(&JsValue::from_str(text))
+        .map_or_else(|_| "a string".into(), String::from)
 }
 
 /// `options.NAME`, or `options` itself for the empty name.
@@ -112,11 +119,15 @@ pub(crate) fn read(url: &JsValue, options: &JsValue) -> Result<Request, OptionEr
     options.refuse_writes()?;
     let (scope, covers) = match options.string("scope")? {
         Some(scope) => (scope, BlockScope::Named),
-        None => (origin_of(&url), BlockScope::Site),
+        // A URL that cannot be read keys its blocks on itself, something stable.
+        None => (
+            origin_of(&url).unwrap_or_else(|| url.clone()),
+            BlockScope::Site,
+        ),
     };
     Ok(Request {
         policy: options.policy()?,
-        fetch: options.fetch()?,
+        fetch: options.fetch(&url)?,
         on_update: options.function("onUpdate")?,
         signal: options.signal()?,
         screen: options.string("screen")?,
@@ -182,10 +193,19 @@ impl Options {
             .transpose()
     }
 
-    /// `fetch`, or the global one.
-    fn fetch(&self) -> Result<Function, OptionError> {
+    /// `fetch`, or the global one. The global fetch reads `url` against the page's address, so
+    /// a URL it could not read (a relative one where there is no page) is refused here, not
+    /// left to fail as a network error; a caller's own fetch may read URLs its own way.
+    fn fetch(&self, url: &str) -> Result<Function, OptionError> {
         if let Some(fetch) = self.function("fetch")? {
             return Ok(fetch);
+        }
+        if origin_of(url).is_none() {
+            return Err(OptionError::Type(format!(
+                "{} is not a URL fetch can read here (without a page address, as in Node, a URL \
+                 must be absolute)",
+                quoted(url)
+            )));
         }
         member(&global(), "fetch")
             .and_then(|f| f.dyn_into::<Function>().ok())

@@ -92,6 +92,18 @@ extern "C" {
     fn used_json(this: &TimerShift) -> String;
     #[wasm_bindgen(static_method_of = TimerShift, js_name = isRestored)]
     fn is_restored() -> bool;
+
+    type ReportRecorder;
+    #[wasm_bindgen(constructor)]
+    fn new() -> ReportRecorder;
+    #[wasm_bindgen(method)]
+    fn count(this: &ReportRecorder) -> u32;
+    #[wasm_bindgen(method, js_name = allAre)]
+    fn all_are(this: &ReportRecorder, error: &JsValue) -> bool;
+    #[wasm_bindgen(method)]
+    fn restore(this: &ReportRecorder);
+    #[wasm_bindgen(js_name = throwingView)]
+    fn throwing_view(error: &JsValue) -> Function;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1496,6 +1508,32 @@ fn simulate_refuses_a_scenario_it_cannot_read_as_json() {
     }
     let report = model("after", &scaled(), &one_ok(), json!({}));
     assert_eq!(report["outcome"], "success", "{report}");
+}
+
+/// What the view throws is handed to `reportError`, as the platform reports an error a listener
+/// throws (it was dropped unseen), and the action goes on: a 429, its wait, the 200.
+#[wasm_bindgen_test]
+async fn what_the_view_throws_is_reported_and_the_action_goes_on() {
+    let script = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&script.to_string());
+    let broken: JsValue = js_sys::Error::new("the view is broken").into();
+    let opts = Object::new();
+    set(&opts, "share", &JsValue::from_str("none"));
+    set(&opts, "policy", &to_js(&scaled()));
+    set(&opts, "fetch", &fetch.fetch());
+    set(&opts, "onUpdate", &throwing_view(&broken));
+    let recorder = ReportRecorder::new();
+    let settled = settle(start("/palettes", &opts)).await;
+    recorder.restore();
+    let report = settled.unwrap_or_else(|e| panic!("the action rejected: {e}"));
+    assert_eq!(report["outcome"], "success", "{report}");
+    assert_eq!(report["attempts"], 2, "{report}");
+    assert!(recorder.count() >= 3, "reported {} times", recorder.count());
+    assert!(recorder.all_are(&broken));
+    assert_clean();
 }
 
 /// A response is read by what it has, not by its class: a Response of another realm and an

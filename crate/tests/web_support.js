@@ -448,3 +448,32 @@ export function foreignSignals() {
     },
   };
 }
+
+/**
+ * Replaces `reportError` with a recorder until `restore()`, so that a test sees what the module
+ * reports without raising an error event in the test page. `count()` is how many errors it was
+ * given; `allAre(error)` whether each was `error`.
+ */
+export class ReportRecorder {
+  constructor() {
+    this.original = globalThis.reportError;
+    this.seen = [];
+    globalThis.reportError = (error) => this.seen.push(error);
+  }
+  count() {
+    return this.seen.length;
+  }
+  allAre(error) {
+    return this.seen.every((seen) => seen === error);
+  }
+  restore() {
+    globalThis.reportError = this.original;
+  }
+}
+
+/** An `onUpdate` that throws `error` every time it is called. */
+export function throwingView(error) {
+  return () => {
+    throw error;
+  };
+}

@@ -234,6 +234,37 @@ test("a URL object is read by its href: its toString is never called", async () 
   assert.deepEqual(calls.map((c) => String(c.input)), [API, API]);
 });
 
+test("a relative URL with no page to read it against is refused, unless the caller's fetch reads it", async () => {
+  // Node has no page address: the global fetch would reject a relative URL, which read as a
+  // network failure the user was told of. It is refused at the call instead, with nothing sent.
+  await assert.rejects(
+    fetchWithBudget("/palettes?collection=coast", { share: "none" }),
+    (e) => e instanceof TypeError &&
+      e.message === 'fetchWithBudget: "/palettes?collection=coast" is not a URL fetch can read here (without a page address, as in Node, a URL must be absolute)',
+  );
+  assert.equal(runningActions(), 0);
+  // A fetch of the caller's own may prefix a base: the URL is handed to it as given.
+  const { fetch, calls } = scripted([{ status: 200, body: "[]" }]);
+  const report = await fetchWithBudget("/palettes?collection=coast", { fetch, share: "none" });
+  assert.equal(report.outcome, "success");
+  assert.deepEqual(calls.map((c) => c.input), ["/palettes?collection=coast"]);
+});
+
+test("what onUpdate throws is reported, and the action goes on", async (t) => {
+  // Node has no reportError: the error goes to the console, where it was dropped before.
+  const logged = t.mock.method(console, "error", () => {});
+  const { fetch } = scripted([
+    { status: 429, headers: { "Retry-After": "1" } },
+    { status: 200, body: "[]" },
+  ]);
+  const broken = new Error("the view is broken");
+  const report = await fetchWithBudget(API, { fetch, share: "none", onUpdate() { throw broken; } });
+  assert.equal(report.outcome, "success");
+  assert.equal(report.attempts, 2);
+  assert.ok(logged.mock.callCount() >= 3, `reported ${logged.mock.callCount()} times`);
+  assert.ok(logged.mock.calls.every((c) => c.arguments[0] === broken));
+});
+
 test("an action whose signal was aborted before it began rejects with a report: nothing was sent", async () => {
   const { fetch, calls } = scripted([{ status: 200, body: "[]" }]);
   const leave = new AbortController();
