@@ -36,29 +36,43 @@ export interface ReportPolicy {
   ratelimit_fields?: boolean;
 }
 
+/** What a `fetch` resolves to, read by what it has: a `Response` of any realm (an iframe's), or
+ *  a fetch library's object with a numeric `status`, `headers.get(name)` and `text()`. */
+export interface ResponseLike {
+  status: number;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
+
+/** "GET", in any case: the only method, since this scheduler retries reads only. */
+export type GetMethod = "GET" | "GEt" | "GeT" | "Get" | "gET" | "gEt" | "geT" | "get";
+
+/** The options; each may be left out, and `null` reads as left out (except for `method`). */
 export interface FetchWithBudgetOptions {
   /** The policy; absent fields take the defaults. */
-  policy?: Policy;
-  /** Aborting it ends the action at once: the request in flight is aborted and nothing more is sent. */
-  signal?: AbortSignal;
-  /** The fetch to use (tests, instrumented clients). Default globalThis.fetch. What it resolves
-   *  to is read by its status, headers.get() and text(): another realm's Response works too. */
-  fetch?: (input: string, init: RequestInit) => Promise<Response>;
-  /** Called with the visible state, the new trace events and the step table so far after every
-   *  step; never after the screen lets go. */
-  onUpdate?: (update: BudgetUpdate) => void;
-  /** Only "GET": this scheduler retries reads only. */
-  method?: "GET";
+  policy?: Policy | null;
+  /** Aborting it ends the action at once: the request in flight is aborted and nothing more is
+   *  sent. Another realm's signal, or a polyfill's, works too. */
+  signal?: AbortSignal | null;
+  /** The fetch to use (tests, instrumented clients, a fetch library). Default globalThis.fetch.
+   *  It is given the URL as the caller gave it, so it may read a relative one its own way. */
+  fetch?: ((input: string, init: RequestInit) => Promise<ResponseLike>) | null;
+  /** Called with the visible state, the trace events since the previous update and the outcome
+   *  after every step; never after the screen lets go. What it throws is reported (reportError,
+   *  or the console where there is none) and does not stop the action. */
+  onUpdate?: ((update: BudgetUpdate) => void) | null;
+  /** Only "GET", in any case: this scheduler retries reads only. */
+  method?: GetMethod;
   /** A name for the screen that owns the action; a newer action for the same screen ends this one. */
-  screen?: string;
+  screen?: string | null;
   /** Who hears of the waits the service asks of this action's limit, and whose it hears: "page"
    *  (the default) every action of this page or worker with the same scope; "tabs" also every
    *  other tab and worker of this page's origin, and pages of it that load later while the wait
    *  lasts; "none" nobody. */
-  share?: "page" | "tabs" | "none";
+  share?: "page" | "tabs" | "none" | null;
   /** The limit the request falls under, for sharing waits: a route, a resource, a key. Default:
    *  the URL's origin. */
-  scope?: string;
+  scope?: string | null;
 }
 
 export type Outcome = "success" | "budget_exhausted" | "attempts_exhausted" | "user_left"
