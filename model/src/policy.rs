@@ -364,6 +364,9 @@ pub enum Problem {
     /// A time more than zero but less than the nanosecond that times are kept to: it would be
     /// read as zero.
     BelowNanosecond(f64),
+    /// The per-attempt cap, in seconds, is longer than the budget (both as the policy has them,
+    /// a default included, since the cause may be either field).
+    CapOverBudget { cap: f64, budget: f64 },
     /// Anything else, in words.
     Said(String),
 }
@@ -395,6 +398,11 @@ impl FieldError {
             Problem::BelowNanosecond(x) => format!(
                 "{} is less than a nanosecond, the smallest time kept, and would read as zero",
                 number(*x)
+            ),
+            Problem::CapOverBudget { cap, budget } => format!(
+                "the per-attempt cap ({} s) must not exceed the budget ({} s)",
+                number(*cap),
+                number(*budget)
             ),
             Problem::Said(words) => words.clone(),
         }
@@ -463,9 +471,16 @@ impl PolicyInput {
         if let Some(read) = self.ratelimit_fields {
             policy.ratelimit_fields = read;
         }
-        policy
-            .validate()
-            .map_err(|e| FieldError::new(e.field(), e.message()))?;
+        policy.validate().map_err(|e| match e {
+            PolicyError::CapExceedsBudget => FieldError::of(
+                e.field(),
+                Problem::CapOverBudget {
+                    cap: policy.attempt_cap.as_secs_f64(),
+                    budget: policy.budget.as_secs_f64(),
+                },
+            ),
+            _ => FieldError::new(e.field(), e.message()),
+        })?;
         Ok(policy)
     }
 }

@@ -401,12 +401,12 @@ const CASES: &[Case] = &[
     load(
         "attempt_cap_s above budget_s",
         r#"{"name": "s", "policy": {"budget_s": 20, "attempt_cap_s": 25}, "responses": [{"duration_s": 1, "status": 200}]}"#,
-        "s", "policy.attempt_cap_s", "exceed the budget",
+        "s", "policy.attempt_cap_s", "the per-attempt cap (25 s) must not exceed the budget (20 s)",
     ),
     load(
         "budget_s below the default cap of 4",
         r#"{"name": "s", "policy": {"budget_s": 3}, "responses": [{"duration_s": 1, "status": 200}]}"#,
-        "s", "policy.attempt_cap_s", "exceed the budget",
+        "s", "policy.attempt_cap_s", "the per-attempt cap (4 s) must not exceed the budget (3 s)",
     ),
     load(
         "attempt_cap_s a fraction above budget_s",

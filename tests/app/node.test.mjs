@@ -206,6 +206,9 @@ test("bad options reject with an error that names them, before anything is sent"
   };
   await refused(API, { fetch, method: "POST" }, TypeError, /reads only/);
   await refused(API, { fetch, policy: { budget_s: -1 } }, RangeError, /options\.policy\.budget_s: -1 is negative/);
+  // The cause may be the default cap: both figures are named.
+  await refused(API, { fetch, policy: { budget_s: 3 } }, RangeError, /^fetchWithBudget: options\.policy\.attempt_cap_s: the per-attempt cap \(4 s\) must not exceed the budget \(3 s\)$/);
+  await refused(API, { fetch, policy: { budget_s: 0.5, attempt_cap_s: 0.75 } }, RangeError, /the per-attempt cap \(0\.75 s\) must not exceed the budget \(0\.5 s\)$/);
   await refused(API, { fetch, policy: { budget_s: "20" } }, TypeError, /options\.policy\.budget_s must be a number, not "20"/);
   await refused(API, { fetch, share: "all" }, TypeError, /^fetchWithBudget: options\.share must be "page", "tabs" or "none", not "all"$/);
   await refused(API, { fetch, screen: "" }, TypeError, /options\.screen must be a non-empty string, not ""$/);
