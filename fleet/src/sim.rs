@@ -631,8 +631,9 @@ mod tests {
     /// (9.95 s to the window's end, rounded up), read at 100 ms: a block until 10.1 s, which
     /// page 0 shares. The page that arrives at 1 s (page 1, widgets 2 and 3) was told
     /// nothing: both its widgets send at 1 s. Given in reverse order, the arrivals are the
-    /// same. (Before pages were numbered by arrival, the later page read the block of the
-    /// page listed first, page 0's, and waited until 10.1 s.)
+    /// same, and from 1 s on only page 1's widgets are told of a block. (Before pages were
+    /// numbered by arrival, the later page read the block of the page listed first, page 0's,
+    /// and waited until 10.1 s.)
     #[test]
     fn a_page_shares_no_block_with_a_page_that_arrived_before_it() {
         let ours = Kind::Ours {
@@ -642,6 +643,19 @@ mod tests {
         for times in [[NS, 0], [0, NS]] {
             let sent = sends(&two_pages(), ours, &times);
             assert_eq!(&sent[..4], [(0, 0), (1, 0), (2, NS), (3, NS)], "{times:?}");
+            let mut told = Vec::new();
+            run_observed(&two_pages(), ours, &times, |note| {
+                if let Note::Told { widget, at, until } = note {
+                    told.push((widget, at, until));
+                }
+            });
+            // Page 0 learned its own block at 0.1 s; from 1 s on, when only page 1's widgets
+            // receive anything, nobody of page 0 is told of page 1's blocks.
+            assert!(told.iter().any(|&(w, at, _)| w == 1 && at < NS), "{told:?}");
+            assert!(
+                told.iter().all(|&(widget, at, _)| at < NS || widget >= 2),
+                "{times:?}: {told:?}"
+            );
         }
     }
 }

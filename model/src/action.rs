@@ -1517,7 +1517,7 @@ mod tests {
         let date = Some("Mon, 01 Jan 2024 12:00:06 GMT");
         /// (status, Retry-After, RateLimit, max attempts, what is announced from the receipt)
         type Case<'a> = (u16, Option<&'a str>, Option<&'a str>, u32, Option<u64>);
-        let cases: [Case; 15] = [
+        let cases: [Case; 16] = [
             // Rule 13: a retryable status's valid delay, on the last attempt too.
             (429, Some("3"), None, 3, Some(3)),
             (429, Some("3"), None, 1, Some(3)),
@@ -1536,6 +1536,8 @@ mod tests {
             (200, None, Some(&five), 3, Some(5)),
             (429, None, Some(&five), 1, Some(5)),
             (200, Some("1"), Some(&zero), 3, None),
+            // On the last attempt rule 19 does not apply: t = 0 is no spent quota to announce.
+            (429, None, Some(&zero), 1, None),
             // A date without a clock gives no delay to announce (rule 7 stops the action), so
             // a spent quota is announced by rule 20, whether attempts are left or not.
             (429, date, None, 3, None),

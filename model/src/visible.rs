@@ -252,7 +252,7 @@ pub(crate) fn tenths(d: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::{ReceiptClock, Response};
+    use crate::action::{ReceiptClock, Response, TransportError};
     use crate::policy::Policy;
 
     /// The visible lines while waiting after attempt 1 was answered at 1 s with a 429 carrying
@@ -314,6 +314,97 @@ mod tests {
             waiting(fields, None, Some(r#""default";r=0;t=3"#), 0.0),
             ["Waiting 3 s before attempt 2 of 3: the service's RateLimit field says its quota is restored in 3 s. 16 s of the budget left."]
         );
+        // Below the local floor: the field's reading as the service gave it, then the floor.
+        assert_eq!(
+            waiting(fields, None, Some(r#""default";r=0;t=0"#), 0.0),
+            [
+                "Waiting 1 s before attempt 2 of 3: the service's RateLimit field says its quota is restored in 0 s. 18 s of the budget left.",
+                "The local minimum wait is 1 second."
+            ]
+        );
+    }
+
+    /// The visible lines of an action under the default policy after `drive`.
+    fn after(start: &[Duration], drive: impl FnOnce(&mut Action)) -> Vec<String> {
+        let (mut action, _) = Action::start_on_origin(Policy::new(), start, 0.0).expect("valid");
+        drive(&mut action);
+        assert!(action.stopped().is_some(), "{:?}", action.visible());
+        action.visible()
+    }
+
+    /// Each stop says why in its own words, with the figures that bound it: a scenario file
+    /// cannot reach some of them (a timeout), and replay shows only the last state.
+    #[test]
+    fn every_stop_says_why_in_its_own_words() {
+        let s = Duration::from_secs;
+        let response = |retry_after| Response::new(429, Some(retry_after), ReceiptClock::Absent);
+        let cases: [(&str, Vec<String>, &[&str]); 6] = [
+            (
+                "leaving while a request is in flight",
+                after(&[], |a| {
+                    let _ = a.on_leave(s(1));
+                }),
+                &[
+                    "Stopped: you left this screen.",
+                    "Last response: none. Attempts: 1 of 3. Elapsed: 1 second.",
+                    "The request in flight was abandoned; a late result will not be shown.",
+                ],
+            ),
+            (
+                "leaving during the wait for a blocked origin, before attempt 1",
+                after(&[s(4)], |a| {
+                    let _ = a.on_leave(s(2));
+                }),
+                &[
+                    "Stopped: you left this screen.",
+                    "Last response: none. Attempts: 0 of 3. Elapsed: 2 seconds.",
+                    "The wait was cancelled. No request was sent.",
+                ],
+            ),
+            (
+                "a wait that would start exactly at the deadline, its cap past it",
+                after(&[], |a| {
+                    let _ = a.on_response(s(2), response("18"));
+                }),
+                &[
+                    "Stopped: retry budget cannot fit another request.",
+                    "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
+                    "The service requested a 18-second delay. Attempt 2 could start at 20 s but might run until 24 s, past the 20-second budget. No retry was sent.",
+                ],
+            ),
+            (
+                "a blocked origin whose block ends exactly at the deadline",
+                after(&[s(20)], |_| ()),
+                &[
+                    "Stopped: the service asked every request to this site to wait 20 s, and this action's budget cannot fit that.",
+                    "Last response: none. Attempts: 0 of 3. Elapsed: 0 seconds.",
+                    "Attempt 1 could start at 20 s but might run until 24 s, past the 20-second budget. No request was sent.",
+                ],
+            ),
+            (
+                "the cap elapsing",
+                after(&[], |a| {
+                    let _ = a.on_timer(s(4));
+                }),
+                &[
+                    "Stopped: attempt 1 took longer than its 4-second limit.",
+                    "Last response: none. Attempts: 1 of 3. Elapsed: 4 seconds.",
+                ],
+            ),
+            (
+                "a request failing below HTTP",
+                after(&[], |a| {
+                    let _ = a.on_transport_error(s(1), TransportError::Failed("network".into()));
+                }),
+                &[
+                    "Stopped: the request failed (network).",
+                    "Last response: none. Attempts: 1 of 3. Elapsed: 1 second.",
+                ],
+            ),
+        ];
+        for (what, got, want) in cases {
+            assert_eq!(got, want, "{what}");
+        }
     }
 
     #[test]
