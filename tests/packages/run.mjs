@@ -115,6 +115,26 @@ async function buildEsbuild() {
   finishPlainBundle("esbuild");
 }
 
+/**
+ * The Node app bundled by esbuild for Node: the bundle holds the package's Node entry, which
+ * reads the .wasm from beside the file it is in, now the bundle, so the documented step applies
+ * here too.
+ */
+async function buildEsbuildNode() {
+  const outdir = appDir("esbuild-node");
+  rmSync(outdir, { recursive: true, force: true });
+  await esbuild({
+    entryPoints: [path.join(apps, "node/main.mjs")],
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    outfile: path.join(outdir, "main.mjs"),
+    logLevel: "warning",
+  });
+  const wasm = fileURLToPath(import.meta.resolve("retry-budget/retry_budget_bg.wasm"));
+  copyFileSync(wasm, path.join(outdir, "retry_budget_bg.wasm"));
+}
+
 async function buildRollup() {
   const bundle = await rollup({
     input: path.join(apps, "page/main.js"),
@@ -291,6 +311,7 @@ const ENVIRONMENTS = [
   { name: "Node 20 ESM, import and call", step: "none", run: plain(node(path.join(apps, "node/main.mjs"))) },
   { name: "Node 20 ESM, await init() first", step: "none", run: plain(node(path.join(apps, "node-init/main.mjs"))) },
   { name: "webpack 5, bundled for Node 20", step: "none", build: buildWebpackNode, run: plain(node(path.join(appDir("webpack-node"), "main.cjs"))) },
+  { name: "esbuild, bundled for Node 20", step: COPY_WASM, build: buildEsbuildNode, run: plain(node(path.join(appDir("esbuild-node"), "main.mjs"))) },
 ];
 
 /** Builds, then runs, every environment; returns each one's problems and time. */
