@@ -104,6 +104,29 @@ extern "C" {
     fn restore(this: &ReportRecorder);
     #[wasm_bindgen(js_name = throwingView)]
     fn throwing_view(error: &JsValue) -> Function;
+
+    type ListenerWatch;
+    #[wasm_bindgen(constructor)]
+    fn new() -> ListenerWatch;
+    #[wasm_bindgen(method, getter)]
+    fn signal(this: &ListenerWatch) -> JsValue;
+    #[wasm_bindgen(method)]
+    fn stop(this: &ListenerWatch);
+    #[wasm_bindgen(method, js_name = countsJson)]
+    fn counts_json(this: &ListenerWatch) -> String;
+
+    #[wasm_bindgen(js_name = answerThenLeave)]
+    fn answer_then_leave(controller: &AbortController, body: &str) -> Function;
+    #[wasm_bindgen(js_name = abortOnWait)]
+    fn abort_on_wait(log: &UpdateLog, controller: &AbortController);
+
+    type TimerLog;
+    #[wasm_bindgen(constructor)]
+    fn new() -> TimerLog;
+    #[wasm_bindgen(method)]
+    fn stop(this: &TimerLog);
+    #[wasm_bindgen(method, js_name = requestedJson)]
+    fn requested_json(this: &TimerLog) -> String;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1035,6 +1058,7 @@ async fn the_cap_aborts_a_slow_response() {
     let fetch_body = ScriptedFetch::new(&slow_body.to_string());
     let fetch_headers = ScriptedFetch::new(&no_headers.to_string());
     let fetch_never = ScriptedFetch::new(&never.to_string());
+    let timers = TimerLog::new();
     let started_ms = now_ms();
     let run_body = start(
         "/palettes",
@@ -1051,7 +1075,16 @@ async fn the_cap_aborts_a_slow_response() {
     let body = resolved(run_body).await;
     let headers = resolved(run_headers).await;
     let never = resolved(run_never).await;
+    timers.stop();
     assert_clean();
+    // Each cap's timer was armed for what was left of its 300 ms, never more: a timer armed
+    // late or long would abort late, which the bounds below, from below, cannot see.
+    let requested: Vec<f64> = serde_json::from_str(&timers.requested_json()).expect("delays");
+    assert!(requested.len() >= 3, "the caps' timers: {requested:?}");
+    assert!(
+        requested.iter().all(|&ms| ms <= 300.0),
+        "a timer armed past the cap: {requested:?}"
+    );
     for (name, report, fetch, settled) in [
         ("slow body", &body, &fetch_body, Some("body_aborted")),
         ("no headers", &headers, &fetch_headers, Some("aborted")),
@@ -1288,6 +1321,17 @@ async fn a_non_get_is_refused_and_nothing_is_sent() {
         assert!(message.contains("reads only"), "{method}: {message}");
         assert!(message.contains("GET"), "{method}: {message}");
     }
+    // A null method is refused too: only a method left out means GET.
+    let opts = options(&scaled(), &fetch, &UpdateLog::new());
+    set(&opts, "method", &JsValue::NULL);
+    let error = refused(JsValue::from_str("/palettes"), &opts).await;
+    assert_eq!(error["name"], "TypeError", "null: {error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("reads only")),
+        "null: {error}"
+    );
     // An explicit GET, any case, is accepted.
     let ok = ScriptedFetch::new(
         &json!([{ "duration_s": 0.01, "status": 200, "body": list() }]).to_string(),
@@ -1539,8 +1583,9 @@ async fn what_the_view_throws_is_reported_and_the_action_goes_on() {
 /// A response is read by what it has, not by its class: a Response of another realm and an
 /// object that only looks like one are read (a 429 honoured, a body returned); an object made
 /// from `Response.prototype`, whose getters throw, or one whose `status` throws, ends the
-/// action at once as `not_a_response`; a network error (`Response.error()`, status 0) and a
-/// promise whose `constructor` throws fail as `network`. None of them keeps an action alive or breaks the module.
+/// action at once as `not_a_response`; a network error (`Response.error()`, status 0), an
+/// `AbortError` the driver did not cause and a promise whose `constructor` throws fail as
+/// `network`. None of them keeps an action alive or breaks the module.
 #[wasm_bindgen_test]
 async fn a_response_is_read_by_what_it_has() {
     let fetches = odd_fetches();
@@ -1560,6 +1605,7 @@ async fn a_response_is_read_by_what_it_has() {
             1,
         ),
         ("networkError", "transport_error", json!("network"), 1),
+        ("abortedFromBelow", "transport_error", json!("network"), 1),
         ("constructorThrows", "transport_error", json!("network"), 1),
     ];
     for (name, outcome, error, attempts) in cases {
@@ -1575,6 +1621,28 @@ async fn a_response_is_read_by_what_it_has() {
         if outcome == "success" {
             assert_eq!(report["body"], list(), "{name}: {report}");
         }
+    }
+    assert_clean();
+}
+
+/// An action that ends takes its listeners with it: the `abort` listener off the caller's
+/// signal (which may be reused for the next action, and whose later abort must not reach a
+/// freed callback) and its `pagehide` listener off the window, whether it succeeded or stopped.
+#[wasm_bindgen_test]
+async fn an_ended_action_leaves_no_listener_behind() {
+    let watch = ListenerWatch::new();
+    let scripts = [one_ok(), json!([{ "duration_s": 0.05, "status": 503 }])];
+    for script in &scripts {
+        let fetch = ScriptedFetch::new(&script.to_string());
+        let opts = options(&scaled(), &fetch, &UpdateLog::new());
+        set(&opts, "signal", &watch.signal());
+        resolved(start("/palettes", &opts)).await;
+    }
+    watch.stop();
+    let counts: Value = serde_json::from_str(&watch.counts_json()).expect("counts");
+    for kind in ["abort", "pagehide"] {
+        assert_eq!(counts[kind]["added"], 2, "{kind}: {counts}");
+        assert_eq!(counts[kind]["removed"], 2, "{kind}: {counts}");
     }
     assert_clean();
 }
@@ -1905,6 +1973,134 @@ async fn heard_of(origin: &str) -> Value {
     panic!("the other tab's block of {origin} is never listed")
 }
 
+/// Leaving wins over a response heard in the same turn: the list has arrived in full, but the
+/// screen let go before the driver next ran, so the action leaves and the list is never shown.
+#[wasm_bindgen_test]
+async fn leaving_wins_over_a_response_heard_in_the_same_turn() {
+    let leave = AbortController::new().expect("AbortController");
+    let log = UpdateLog::new();
+    let opts = Object::new();
+    set(&opts, "share", &JsValue::from_str("none"));
+    set(&opts, "policy", &to_js(&scaled()));
+    set(&opts, "fetch", &answer_then_leave(&leave, LIST));
+    set(&opts, "signal", &leave.signal());
+    set(&opts, "onUpdate", &log.on_update());
+    let report = left(start("/palettes", &opts)).await;
+    assert_eq!(kinds(&report), ["start", "left", "stop"], "{report}");
+    assert_eq!(report["cause"]["in_flight"], true, "{report}");
+    let updates: Value = serde_json::from_str(&log.updates_json()).expect("updates");
+    assert!(
+        !updates.to_string().contains("success"),
+        "the view heard of a success: {updates}"
+    );
+    assert_clean();
+}
+
+/// Leaving wins over a block heard in the same turn (rule 12): B's 429 announces a block later
+/// than A's planned start, and B's view, told of B's wait, aborts A's signal, so A has both to
+/// hear before it next runs. A leaves: it records no block and plans no new wait.
+#[wasm_bindgen_test]
+async fn leaving_wins_over_a_block_heard_in_the_same_turn() {
+    let url = "http://leave-first.invalid/palettes";
+    let retry = |after: &str, duration: f64| {
+        json!([
+            { "duration_s": duration, "status": 429, "headers": { "Retry-After": after } },
+            { "duration_s": 0.05, "status": 200, "body": list() }
+        ])
+    };
+    let fetch_a = ScriptedFetch::new(&retry("1", 0.05).to_string());
+    let fetch_b = ScriptedFetch::new(&retry("2", 0.1).to_string());
+    let leave_a = AbortController::new().expect("AbortController");
+    let opts_a = sharing("page", &roomy(), &fetch_a, &UpdateLog::new());
+    set(&opts_a, "signal", &leave_a.signal());
+    let log_b = UpdateLog::new();
+    abort_on_wait(&log_b, &leave_a);
+    let a = start(url, &opts_a);
+    let b = start(url, &sharing("page", &roomy(), &fetch_b, &log_b));
+    let report_a = left(a).await;
+    assert_eq!(
+        kinds(&report_a),
+        ["start", "receipt", "wait", "left", "stop"],
+        "{report_a}"
+    );
+    assert_eq!(report_a["cause"]["in_flight"], false, "{report_a}");
+    assert_eq!(resolved(b).await["outcome"], "success");
+    assert_eq!(fetch_a.count(), 1, "A sent nothing after it left");
+    assert_clean();
+}
+
+/// `share` left out is `"page"`: a 429's wait holds back the page's next action on the origin,
+/// and nothing of it is kept for other tabs or later pages.
+#[wasm_bindgen_test]
+async fn sharing_within_the_page_is_the_default() {
+    let url = "http://default-share.invalid/palettes";
+    let unshared = |fetch: &ScriptedFetch, log: &UpdateLog| {
+        let opts = options(&roomy(), fetch, log);
+        Reflect::delete_property(&opts, &JsValue::from_str("share")).expect("deletable");
+        opts
+    };
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let fetch_a = ScriptedFetch::new(&blocker.to_string());
+    let log_a = UpdateLog::new();
+    let t0 = now_ms();
+    let a = start(url, &unshared(&fetch_a, &log_a));
+    told(&log_a, "receipt").await;
+    let fetch_b = ScriptedFetch::new(&one_ok().to_string());
+    let b = start(url, &unshared(&fetch_b, &UpdateLog::new()));
+    let (report_a, report_b) = (resolved(a).await, resolved(b).await);
+    assert_eq!(report_a["outcome"], "success", "{report_a}");
+    assert_eq!(report_b["outcome"], "success", "{report_b}");
+    // A's 429 settled no earlier than 50 ms after t0, so the block ends 1,050 ms after it.
+    let first_b = calls(&fetch_b)[0].start_ms - t0;
+    assert!(
+        first_b >= 1_050.0 - CLOCK_GRAIN_S * 1000.0,
+        "B's request at {first_b} ms, inside A's block"
+    );
+    assert_eq!(
+        events(&report_b, "wait")[0]["source"],
+        "origin_block",
+        "{report_b}"
+    );
+    assert!(
+        !stored_blocks().contains("default-share.invalid"),
+        "a page block was kept for other tabs: {}",
+        stored_blocks()
+    );
+    assert_clean();
+}
+
+/// A message from another tab whose end is not a finite time (`Infinity`, `NaN`) is no block:
+/// `rateLimits()` never lists its scope, and a tabs-sharing action on it goes at once.
+#[wasm_bindgen_test]
+async fn a_block_from_another_tab_that_never_ends_is_refused() {
+    to_json(&retry_budget::rate_limits());
+    let tab = OtherTab::new();
+    tab.tell("http://forever.invalid", f64::INFINITY);
+    tab.tell("http://nan.invalid", f64::NAN);
+    // Messages arrive in order: once this later block is listed, the two before it were read.
+    tab.announce("http://heard.invalid", 400.0);
+    heard_of("http://heard.invalid").await;
+    let listed = to_json(&retry_budget::rate_limits());
+    assert!(
+        !listed.to_string().contains("forever.invalid")
+            && !listed.to_string().contains("nan.invalid"),
+        "{listed}"
+    );
+    let fetch = ScriptedFetch::new(&one_ok().to_string());
+    let url = "http://forever.invalid/palettes";
+    let report = resolved(start(
+        url,
+        &sharing("tabs", &roomy(), &fetch, &UpdateLog::new()),
+    ))
+    .await;
+    assert_eq!(kinds(&report), ["start", "receipt", "stop"], "{report}");
+    tab.close();
+    assert_clean();
+}
+
 /// With `share: "tabs"`, a block another tab announces reaches this page: `rateLimits()` lists
 /// it and a tabs-sharing action waits for it, while a page-sharing one does not hear it; a tab
 /// that asks is told the blocks this page knows.
@@ -2225,7 +2421,17 @@ async fn blocks_shared_with_tabs_survive_a_reload() {
         None,
         "a corrupt store is removed"
     );
-    storage().remove_item(STORED).expect("cleared");
+    // A store whose every block has ended is removed, not left behind empty.
+    let ended = json!({ "http://ended.invalid": shared_now_ms() - 5.0 });
+    storage()
+        .set_item(STORED, &ended.to_string())
+        .expect("stored");
+    to_json(&retry_budget::rate_limits());
+    assert_eq!(
+        storage().get_item(STORED).ok().flatten(),
+        None,
+        "a store of ended blocks is removed"
+    );
     assert_clean();
 }
 

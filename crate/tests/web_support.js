@@ -376,7 +376,7 @@ export function hostileOptions(fetch) {
  * Fetches, by name, that answer with something other than a Response of this realm: a Response
  * of another realm (an iframe's), an object that only looks like one, an object made from
  * `Response.prototype` whose getters throw, one whose `status` getter throws, a network error
- * (`Response.error()`, status 0), and a promise
+ * (`Response.error()`, status 0), an `AbortError` from below, and a promise
  * whose `constructor` getter throws.
  */
 export function oddFetches() {
@@ -397,6 +397,10 @@ export function oddFetches() {
     }),
     madeFromPrototype: async () => Object.create(Response.prototype),
     networkError: async () => Response.error(),
+    // An AbortError no abort of the driver's caused: Firefox rejects a body cut off by a reset so.
+    abortedFromBelow: async () => {
+      throw new DOMException("the connection was reset", "AbortError");
+    },
     statusThrows: async () => ({
       get status() { throw new Error("boom"); },
       headers: new Headers(),
@@ -476,4 +480,84 @@ export function throwingView(error) {
   return () => {
     throw error;
   };
+}
+
+/**
+ * Records the delay of every timer the module asks the global setTimeout for, until `stop()`:
+ * what a timer was armed for, which no busy machine changes. The helpers here keep their own
+ * setTimeout, so only the module's timers are recorded.
+ */
+export class TimerLog {
+  constructor() {
+    this.requested = [];
+    globalThis.setTimeout = (handler, delay, ...rest) => {
+      this.requested.push(Number(delay) || 0);
+      return originalSetTimeout.call(globalThis, handler, delay, ...rest);
+    };
+  }
+  stop() {
+    globalThis.setTimeout = originalSetTimeout;
+  }
+  requestedJson() {
+    return JSON.stringify(this.requested);
+  }
+}
+
+/**
+ * Counts the listeners the module adds and removes: `pagehide` ones on the window (through the
+ * window's own addEventListener and removeEventListener, put in front of the prototype's until
+ * `stop()`), and `abort` ones on `signal`, a polyfill-like signal (an `EventTarget` with an
+ * `aborted` flag) that counts its own.
+ */
+export class ListenerWatch {
+  constructor() {
+    this.counts = { pagehide: { added: 0, removed: 0 }, abort: { added: 0, removed: 0 } };
+    const counting = (target, type) => {
+      const add = target.addEventListener;
+      const remove = target.removeEventListener;
+      target.addEventListener = (kind, ...rest) => {
+        if (kind === type) this.counts[type].added++;
+        return add.call(target, kind, ...rest);
+      };
+      target.removeEventListener = (kind, ...rest) => {
+        if (kind === type) this.counts[type].removed++;
+        return remove.call(target, kind, ...rest);
+      };
+    };
+    counting(window, "pagehide");
+    this.signal = new EventTarget();
+    this.signal.aborted = false;
+    counting(this.signal, "abort");
+  }
+  stop() {
+    delete window.addEventListener;
+    delete window.removeEventListener;
+  }
+  countsJson() {
+    return JSON.stringify(this.counts);
+  }
+}
+
+/** Makes `log`'s onUpdate abort `controller` when an update first reports a wait. */
+export function abortOnWait(log, controller) {
+  log.hook = (update) => {
+    if (update.events.some((e) => e.event === "wait")) controller.abort();
+  };
+}
+
+/**
+ * A fetch whose answer is a 200 with `body` that, once its body has been read, aborts
+ * `controller` before the driver runs again: the whole response and the leaving are both there
+ * when the driver next looks.
+ */
+export function answerThenLeave(controller, body) {
+  return async () => ({
+    status: 200,
+    headers: new Headers(),
+    text() {
+      const read = Promise.resolve(body);
+      read.then(() => controller.abort());
+      return read;
+    },
+  });
 }
