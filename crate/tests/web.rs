@@ -115,6 +115,8 @@ extern "C" {
     #[wasm_bindgen(method, js_name = countsJson)]
     fn counts_json(this: &ListenerWatch) -> String;
 
+    #[wasm_bindgen(js_name = changingSignals)]
+    fn changing_signals() -> js_sys::Array;
     #[wasm_bindgen(js_name = answerThenLeave)]
     fn answer_then_leave(controller: &AbortController, body: &str) -> Function;
     #[wasm_bindgen(js_name = abortOnWait)]
@@ -1971,6 +1973,21 @@ async fn heard_of(origin: &str) -> Value {
         sleep(10.0).await;
     }
     panic!("the other tab's block of {origin} is never listed")
+}
+
+/// A signal is read again when the action claims its screen: one that was aborted since the
+/// options were read, or whose `aborted` now throws, ends the action before anything is sent.
+#[wasm_bindgen_test]
+async fn a_signal_that_changes_before_the_claim_ends_the_action_unsent() {
+    let fetch = ScriptedFetch::new(&one_ok().to_string());
+    for signal in changing_signals().iter() {
+        let opts = options(&scaled(), &fetch, &UpdateLog::new());
+        set(&opts, "signal", &signal);
+        let report = left(start("/palettes", &opts)).await;
+        assert_eq!(report["attempts"], 0, "{report}");
+    }
+    assert_eq!(fetch.count(), 0, "nothing was sent");
+    assert_clean();
 }
 
 /// Leaving wins over a response heard in the same turn: the list has arrived in full, but the

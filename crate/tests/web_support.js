@@ -561,3 +561,22 @@ export function answerThenLeave(controller, body) {
     },
   });
 }
+
+/**
+ * Polyfill-like signals whose `aborted` reads `false` the first time (when the options are
+ * read) and then, when the action claims its screen, `true` (aborted in between) or throws.
+ */
+export function changingSignals() {
+  const changing = (later) => {
+    const signal = new EventTarget();
+    let reads = 0;
+    Object.defineProperty(signal, "aborted", { get: () => (reads++ === 0 ? false : later()) });
+    return signal;
+  };
+  return [
+    changing(() => true),
+    changing(() => {
+      throw new Error("gone");
+    }),
+  ];
+}
