@@ -138,14 +138,15 @@ async fn away(
     uri: Uri,
     axum::extract::Extension(away_page): axum::extract::Extension<AwayPage>,
 ) -> Response {
-    let (run, attempt, plus_ms) = match query_of(&uri).and_then(|query| Hold::read(&query)) {
-        Ok(hold) => (hold.run, hold.attempt, hold.plus_ms),
+    let asked = match query_of(&uri).and_then(|query| Hold::read(&query)) {
+        Ok(asked) => asked,
         Err(problem) => return plain(StatusCode::BAD_REQUEST, problem),
     };
-    let held = hold(&app, &run, attempt, plus_ms).await;
+    let held = hold(&app, &asked).await;
     let mut response = read_page(&away_page.0).await;
     response.extensions_mut().insert(LogNote(format!(
-        "run={run} attempt={attempt} plus_ms={plus_ms} {held}"
+        "run={} attempt={} plus_ms={} {held}",
+        asked.run, asked.attempt, asked.plus_ms
     )));
     response
 }
@@ -190,19 +191,19 @@ impl Hold {
     }
 }
 
-/// Waits until `plus_ms` after attempt `attempt` of `run` is due to be sent (at most
-/// [`AWAY_WAIT`] for it to be announced); says how the wait ended, and when a held page was
-/// due to go (in the log's milliseconds), so that a test can check the moment exactly.
-async fn hold(app: &AppState, run: &str, attempt: u32, plus_ms: f64) -> String {
-    if run.is_empty() {
+/// Waits until what `asked` names is due: `plus_ms` after attempt `attempt` of `run` is sent
+/// (at most [`AWAY_WAIT`] for it to be announced); says how the wait ended, and when a held
+/// page was due to go (in the log's milliseconds), so that a test can check the moment exactly.
+async fn hold(app: &AppState, asked: &Hold) -> String {
+    if asked.run.is_empty() {
         return "no run to wait for".to_owned();
     }
-    let Some(due) = wait_for_due(app, run, attempt).await else {
+    let Some(due) = wait_for_due(app, &asked.run, asked.attempt).await else {
         return "timed out waiting for the run".to_owned();
     };
     // Within [`AWAY_OFFSET_MAX`], so the clock can say when.
-    let offset = Duration::from_secs_f64(plus_ms.abs() / 1000.0);
-    let at = if plus_ms >= 0.0 {
+    let offset = Duration::from_secs_f64(asked.plus_ms.abs() / 1000.0);
+    let at = if asked.plus_ms >= 0.0 {
         due.checked_add(offset).unwrap_or(due)
     } else {
         due.checked_sub(offset).unwrap_or(due)

@@ -37,7 +37,7 @@ pub async fn palettes(
     let admission = admit(
         &app,
         &params,
-        query.as_ref().err(),
+        query.as_ref().err().map(String::as_str),
         connection.is_some(),
         arrival.at,
     );
@@ -189,7 +189,7 @@ type Refusal = (StatusCode, String);
 fn admit<'a>(
     app: &'a AppState,
     params: &Params,
-    malformed: Option<&String>,
+    malformed: Option<&str>,
     can_reset: bool,
     arrival: Instant,
 ) -> Admission<'a> {

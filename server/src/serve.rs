@@ -209,13 +209,13 @@ async fn handle(
 /// `text` on one line: control characters (a newline in a run id) written as escapes, so that
 /// no request can forge a line of the access log.
 fn one_line(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    let mut line = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            line.extend(c.escape_default());
+        } else {
+            line.push(c);
+        }
+    }
+    line
 }
