@@ -34,10 +34,12 @@ test("how the reading was used is the model's: wait source or stop cause", () =>
   const cases = [
     [undefined, ""],
     [{ event: "wait", source: "fallback_invalid" }, "; the local fallback applies"],
+    [{ event: "wait", source: "fallback_missing" }, "; the local fallback applies"],
     [{ event: "wait", source: "ratelimit" }, "; the RateLimit field's reading applies"],
     [{ event: "wait", source: "server_seconds" }, ""],
     [{ event: "stop", cause: { kind: "refused_wait", source: "fallback_invalid" } }, "; the local fallback would have run past the budget, so no retry"],
     [{ event: "stop", cause: { kind: "refused_wait", source: "server_seconds" } }, "; its delay would have run past the budget, so no retry"],
+    [{ event: "stop", cause: { kind: "refused_wait", source: "ratelimit" } }, "; the RateLimit field's reading would have run past the budget, so no retry"],
     [{ event: "stop", cause: { kind: "success" } }, " (not needed: the request succeeded)"],
     [{ event: "stop", cause: { kind: "not_retryable", status: 418 } }, " (not used: 418 is not retried)"],
     [{ event: "stop", cause: { kind: "attempts_exhausted", max_attempts: 3 } }, " (not used: no attempt is left)"],
@@ -45,6 +47,28 @@ test("how the reading was used is the model's: wait source or stop cause", () =>
   for (const [next, tail] of cases) {
     assert.equal(lastResponse(receipt(429, invalid), next).reading, `invalid${tail}`, JSON.stringify(next));
   }
+});
+
+test("every field of the panel, for a delay-seconds header of zero on a status not retried", () => {
+  const next = { event: "stop", cause: { kind: "not_retryable", status: 503 } };
+  assert.deepEqual(lastResponse(receipt(503, { raw: "0", kind: "seconds", delay_s: 0 }), next), {
+    status: "503",
+    raw: '"0"',
+    reading: "delay-seconds, a 0-second delay (not used: 503 is not retried)",
+    ratelimit: "(not read, or absent)",
+  });
+});
+
+test("an empty Retry-After is shown as sent, not as absent", () => {
+  const { raw, reading } = lastResponse(receipt(429, { raw: "", kind: "invalid", delay_s: null }));
+  assert.equal(raw, '""');
+  assert.equal(reading, "invalid");
+});
+
+test("a run whose only event is a receipt has that receipt as its last", () => {
+  const only = receipt(200, missing);
+  assert.deepEqual(lastReceipt([only]), { receipt: only, next: undefined });
+  assert.equal(lastResponse(lastReceipt([only]).receipt).status, "200");
 });
 
 test("a missing Retry-After may have been hidden by CORS, and the panel says so", () => {
@@ -59,6 +83,18 @@ test("delays are exact whole seconds up to 2^53, then a magnitude", () => {
   assert.equal(lastResponse(date(2 ** 53 - 1)).reading, `an HTTP-date, a ${2 ** 53 - 1}-second delay`);
   assert.equal(lastResponse(date(1e20)).reading, "an HTTP-date, a 1.00e+20-second delay");
   assert.equal(lastResponse(date(1.5)).reading, "an HTTP-date, a 1.5-second delay");
+  // At most two decimals, without trailing zeros or a bare point.
+  assert.equal(lastResponse(date(1.25)).reading, "an HTTP-date, a 1.25-second delay");
+  assert.equal(lastResponse(date(2.001)).reading, "an HTTP-date, a 2-second delay");
+});
+
+test("the RateLimit field's reset is written as the step table writes seconds, zero included", () => {
+  const reset = (reset_s) => lastResponse(receipt(429, invalid, {
+    ratelimit: { raw: `r=0;t=${reset_s}`, kind: "exhausted", reset_s },
+  })).ratelimit;
+  assert.equal(reset(0), '"r=0;t=0", read as exhausted: the quota is restored in 0 s');
+  assert.equal(reset(999999), '"r=0;t=999999", read as exhausted: the quota is restored in 999999 s');
+  assert.equal(reset(1e6), '"r=0;t=1000000", read as exhausted: the quota is restored in 1.00e+6 s');
 });
 
 test("raw values are quoted as sent, and a RateLimit field shows raw and read", () => {
