@@ -341,7 +341,46 @@ fn json<T: serde::Serialize>(value: &T) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::has_parent_segment;
+    use super::{has_parent_segment, Hold, AWAY_OFFSET_MAX};
+    use std::collections::HashMap;
+
+    fn hold(pairs: &[(&str, &str)]) -> Result<Hold, String> {
+        let query: HashMap<String, String> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        Hold::read(&query)
+    }
+
+    #[test]
+    fn an_away_request_reads_its_attempt_and_offset_with_both_limits_in() {
+        let max = AWAY_OFFSET_MAX.as_millis().to_string();
+        let held = hold(&[("run", "r")]).expect("the defaults");
+        assert_eq!(
+            (held.run.as_str(), held.attempt, held.plus_ms),
+            ("r", 1, 0.0)
+        );
+        let held = hold(&[("attempt", "2"), ("plus_ms", &max)]).expect("the largest offset");
+        assert_eq!((held.run.as_str(), held.attempt), ("", 2));
+        assert_eq!(held.plus_ms, 600_000.0);
+        let earliest = format!("-{max}");
+        let held = hold(&[("plus_ms", &earliest)]).expect("the earliest offset");
+        assert_eq!(held.plus_ms, -600_000.0);
+        for (key, value) in [
+            ("plus_ms", "600000.5"),
+            ("plus_ms", "-600001"),
+            ("attempt", "0"),
+            ("attempt", "1.5"),
+        ] {
+            let error = hold(&[(key, value)]).err();
+            assert!(
+                error
+                    .as_deref()
+                    .is_some_and(|e| e.contains(&format!("`{key}`"))),
+                "{key}={value}: {error:?}"
+            );
+        }
+    }
 
     #[test]
     fn parent_segments_are_found_however_encoded() {

@@ -238,8 +238,17 @@ mod tests {
             run(&["--header-timeout=90"], None).header_timeout,
             Duration::from_secs(90)
         );
+        // Both ends are in.
+        assert_eq!(
+            run(&["--header-timeout=0.001"], None).header_timeout,
+            Duration::from_millis(1)
+        );
+        assert_eq!(
+            run(&["--header-timeout=86400"], None).header_timeout,
+            Duration::from_secs(86_400)
+        );
         for bad in [
-            "0", "1e-10", "0.0009", "-1", "NaN", "inf", "1e999", "90000", "soon", "",
+            "0", "1e-10", "0.0009", "-1", "NaN", "inf", "1e999", "86400.5", "90000", "soon", "",
         ] {
             let (kind, message) = error(&[&format!("--header-timeout={bad}")], None);
             assert_eq!(kind, ErrorKind::ValueValidation, "{bad}: {message}");

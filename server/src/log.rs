@@ -320,6 +320,40 @@ mod tests {
         }
     }
 
+    /// A text of exactly `max` bytes is kept whole; one byte more is cut, on a character
+    /// boundary, and marked.
+    #[test]
+    fn clip_keeps_a_text_of_its_limit_whole() {
+        let exact = "u".repeat(URI_KEPT);
+        assert_eq!(clip(&exact, URI_KEPT), exact);
+        let over = format!("{exact}v");
+        assert_eq!(clip(&over, URI_KEPT), format!("{exact}…"));
+        // "é" is two bytes: a cut inside it goes back to its start.
+        assert_eq!(clip("abé", 3), "ab…");
+    }
+
+    /// Each parameter may be PARAM_MAX bytes long, not one more; the first too long is named.
+    #[test]
+    fn a_parameter_of_the_limit_is_read_and_a_longer_one_is_named() {
+        let params = |run: usize, scenario: usize, collection: usize| Params {
+            run: Some("r".repeat(run)),
+            scenario: Some("s".repeat(scenario)),
+            collection: Some("c".repeat(collection)),
+        };
+        let max = PARAM_MAX;
+        assert_eq!(params(max, max, max).too_long(), None);
+        assert_eq!(params(max + 1, 1, 1).too_long(), Some(("run", max + 1)));
+        assert_eq!(
+            params(1, max + 1, 1).too_long(),
+            Some(("scenario", max + 1))
+        );
+        assert_eq!(
+            params(1, 1, max + 1).too_long(),
+            Some(("collection", max + 1))
+        );
+        assert_eq!(Params::default().too_long(), None);
+    }
+
     /// The log keeps the last LOG_CAPACITY entries: the oldest go, the numbering goes on.
     #[test]
     fn the_log_keeps_only_its_latest_entries() {

@@ -185,4 +185,19 @@ mod tests {
         assert_eq!(app.resend_of("old", start), None);
         assert_eq!(app.resend_of("new", start), Some(1));
     }
+
+    /// A request that follows a reset by up to RESEND_WINDOW is the browser's resend of it; a
+    /// later one is a new attempt.
+    #[test]
+    fn a_resend_is_a_request_within_the_window_after_a_reset() {
+        let start = Instant::now();
+        let app = AppState::new(Catalog::default(), start, &[]);
+        app.note_reset("r", 2, start);
+        for after in [Duration::ZERO, RESEND_WINDOW / 2, RESEND_WINDOW] {
+            assert_eq!(app.resend_of("r", start + after), Some(2), "{after:?}");
+        }
+        let past = start + RESEND_WINDOW + Duration::from_millis(1);
+        assert_eq!(app.resend_of("r", past), None);
+        assert_eq!(app.resend_of("other", start), None);
+    }
 }

@@ -498,20 +498,13 @@ async fn beacons_are_logged_and_answered_with_no_content() {
     assert_eq!(log[0]["status"], 204);
 }
 
+/// Runs the server on `root` with the fault file `faults`, expecting it to refuse to start.
 fn refusal(root: &TempDir, faults: &str) -> (bool, String) {
     root.write("faults.json", faults);
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_fixture-server"))
-        .args(["--port", "0", "--root"])
-        .arg(&root.0)
-        .arg("--faults")
-        .arg(root.0.join("faults.json"))
-        .stdin(std::process::Stdio::null())
-        .output()
-        .expect("run fixture-server");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let file = root.0.join("faults.json");
+    let file = file.to_str().expect("a UTF-8 temp path");
+    let (ok, _, stderr) = support::refusal(&root.0, &["--faults", file]);
+    (ok, stderr)
 }
 
 #[test]
@@ -537,6 +530,10 @@ fn a_bad_fault_file_stops_the_server_from_starting() {
         (
             r#"{ "faulted": [ { "name": "x", "base": "tiny-transport", "about": "", "faults": [ { "attempt": 1, "fault": "endless_body" } ] } ] }"#,
             "endless_body needs an HTTP response",
+        ),
+        (
+            r#"{ "faulted": [ { "name": "x", "base": "tiny-transport", "about": "", "faults": [ { "attempt": 1, "fault": "reset_mid_body" } ] } ] }"#,
+            "reset_mid_body needs an HTTP response",
         ),
         (
             r#"{ "faulted": [ { "name": "x", "base": "tiny-two", "about": "", "faults": [ { "attempt": 1, "fault": "hang" } ] } ] }"#,

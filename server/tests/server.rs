@@ -4,7 +4,6 @@ mod support;
 
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hyper::Method;
@@ -229,6 +228,38 @@ async fn a_date_without_a_scenario_clock_is_sent_as_scripted_without_clock_evide
     assert_real_date(&page);
 }
 
+/// Scenarios that script the headers the server otherwise writes itself.
+const OWN_HEADERS: &str = r#"{ "scenarios": [
+    { "name": "own-headers", "wall_clock_at_start": "Mon, 01 Jan 2024 12:00:00 GMT",
+      "responses": [ { "duration_s": 0, "status": 200, "body": [],
+        "headers": { "Date": "Mon, 01 Jan 2024 12:00:00 GMT", "Cache-Control": "max-age=5" } } ] },
+    { "name": "own-date-no-clock",
+      "responses": [ { "duration_s": 0, "status": 200, "body": [],
+        "headers": { "Date": "Mon, 01 Jan 2024 12:00:00 GMT" } } ] }
+] }"#;
+
+#[tokio::test]
+async fn a_scripted_date_is_never_sent_and_a_scripted_cache_control_is() {
+    let root = tiny_root();
+    root.write("fixtures/own.json", OWN_HEADERS);
+    let server = Server::start(&root.0);
+    // The real Date is the clock evidence for a Retry-After date: a scripted one never replaces
+    // it, and a scenario without a clock sends none at all.
+    let clocked = get(&server.palettes("own-headers", "own"))
+        .await
+        .expect("a response");
+    assert_eq!(clocked.status, 200);
+    assert_real_date(&clocked);
+    // Cache-Control is the server's `no-store` only where the scenario says nothing.
+    assert_eq!(clocked.header("cache-control"), Some("max-age=5"));
+    let clockless = get(&server.palettes("own-date-no-clock", "own-no-clock"))
+        .await
+        .expect("a response");
+    assert_eq!(clockless.status, 200);
+    assert_eq!(clockless.header("date"), None);
+    assert_eq!(clockless.header("cache-control"), Some("no-store"));
+}
+
 #[tokio::test]
 async fn cors_headers_are_on_every_palettes_response_and_the_preflight() {
     let root = tiny_root();
@@ -265,6 +296,8 @@ async fn cors_headers_are_on_every_palettes_response_and_the_preflight() {
         preflight.header("access-control-allow-headers"),
         Some("x-trace")
     );
+    // A browser may keep the preflight's answer for ten minutes.
+    assert_eq!(preflight.header("access-control-max-age"), Some("600"));
     // A preflight takes no scripted response: the run's first GET still gets response 1.
     let first = get(&server.palettes("tiny-two", "cors-preflight"))
         .await
@@ -660,33 +693,9 @@ async fn parent_folders_are_refused_however_written() {
     }
 }
 
-/// Runs the server on `root`, expecting it to refuse: a server that starts instead is stopped
-/// after 30 s and the test fails, rather than waiting for it forever.
+/// Runs the server on `root`, expecting it to refuse to start.
 fn refusal(root: &TempDir) -> (bool, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
-        .args(["--port", "0", "--root"])
-        .arg(&root.0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run fixture-server");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while child.try_wait().expect("poll fixture-server").is_none() {
-        if Instant::now() > deadline {
-            child.kill().expect("stop fixture-server");
-            let output = child.wait_with_output().expect("fixture-server output");
-            let stdout = String::from_utf8_lossy(&output.stdout);
-            panic!("fixture-server started instead of refusing: {stdout}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child.wait_with_output().expect("fixture-server output");
-    (
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    support::refusal(&root.0, &[])
 }
 
 #[test]
@@ -706,6 +715,27 @@ fn a_rejected_scenario_stops_the_server_from_starting() {
         "{stderr}"
     );
     assert!(stderr.contains("refusing to start"), "{stderr}");
+}
+
+#[test]
+fn an_interim_status_stops_the_server_from_starting() {
+    let root = TempDir::new();
+    root.write(
+        "fixtures/interim.json",
+        r#"{ "scenarios": [
+              { "name": "early-hints", "responses": [ { "duration_s": 1, "status": 103 } ] }
+           ] }"#,
+    );
+    let (ok, stdout, stderr) = refusal(&root);
+    assert!(!ok);
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains(
+            "scenario \"early-hints\", field `responses[0].status`: 103 cannot be served as a \
+             final HTTP response (1xx statuses are interim)"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -258,6 +258,38 @@ impl Drop for Server {
     }
 }
 
+/// Runs the server on `root` with `extra` arguments, expecting it to refuse to start: a server
+/// that starts instead is stopped after 30 s and the test fails, rather than waiting for it
+/// forever. Returns whether it exited successfully, its stdout and its stderr.
+pub fn refusal(root: &Path, extra: &[&str]) -> (bool, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
+        .args(["--port", "0", "--root"])
+        .arg(root)
+        .args(extra)
+        .env_remove("PORT")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run fixture-server");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while child.try_wait().expect("poll fixture-server").is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().expect("stop fixture-server");
+            let output = child.wait_with_output().expect("fixture-server output");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            panic!("fixture-server started instead of refusing: {stdout}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child.wait_with_output().expect("fixture-server output");
+    (
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
 /// A whole response.
 #[derive(Debug)]
 pub struct Reply {
