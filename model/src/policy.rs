@@ -728,5 +728,12 @@ mod tests {
             Err(PolicyError::BadRetryStatus)
         );
         assert!(StatusSet::EMPTY.try_with(100).is_ok() && StatusSet::EMPTY.try_with(599).is_ok());
+        // The successes are 200 to 299: 199 and 300 may be retried.
+        assert_eq!(
+            StatusSet::EMPTY.try_with(299),
+            Err(PolicyError::BadRetryStatus)
+        );
+        let edges = [199, 300].map(|s| StatusSet::EMPTY.try_with(s).map(|set| set.contains(s)));
+        assert_eq!(edges, [Ok(true), Ok(true)]);
     }
 }

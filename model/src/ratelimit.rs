@@ -125,8 +125,9 @@ mod tests {
         let cases = [
             // One policy, spent: restored in 3 s.
             ("\"default\";r=0;t=3", ("exhausted", Some(3))),
-            // Quota left: no reading.
+            // Quota left: no reading, however little.
             ("\"default\";r=5;t=30", ("remaining", None)),
+            ("\"default\";r=1;t=5", ("remaining", None)),
             // Several members: only the spent ones count, and the latest of them.
             (
                 "\"a\";r=0;t=7, \"b\";r=0;t=12, \"c\";r=3;t=60",
@@ -170,6 +171,14 @@ mod tests {
             (" burst;r=0;t=4", ("exhausted", Some(4))),
             // The older X-RateLimit style in one field is not a List.
             ("limit=10, remaining=0, reset=30", ("invalid", None)),
+            // Inside an inner list items are parted by spaces only, and each is followed by a
+            // space or the list's end; a String holds printable ASCII only (no DEL).
+            ("(\t1), a;r=0;t=5", ("invalid", None)),
+            ("(1 \t2), a;r=0;t=5", ("invalid", None)),
+            ("(1\"a\"), a;r=0;t=5", ("invalid", None)),
+            ("(1  2), a;r=0;t=5", ("exhausted", Some(5))),
+            ("a;x=\"\u{7f}\", b;r=0;t=5", ("invalid", None)),
+            ("a;x=\"~\", b;r=0;t=5", ("exhausted", Some(5))),
             // Keys are lower case; a token may start with a capital.
             ("\"a\";R=0;T=3", ("invalid", None)),
             ("UPPER;r=0;t=3", ("exhausted", Some(3))),

@@ -311,6 +311,21 @@ const CASES: &[Case] = &[
         "s", "responses[0].transport_error", "expected a non-empty word",
     ),
     load(
+        "headers on a transport error",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "transport_error": "network", "headers": {"a": "b"}}]}"#,
+        "s", "responses[0].headers", "only an HTTP response",
+    ),
+    load(
+        "a body on a transport error",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "transport_error": "network", "body": 1}]}"#,
+        "s", "responses[0].body", "only an HTTP response",
+    ),
+    load(
+        "headers and a body on a transport error: the headers are named, as they come first",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "transport_error": "network", "headers": {"a": "b"}, "body": 1}]}"#,
+        "s", "responses[0].headers", "only an HTTP response",
+    ),
+    load(
         "retry_statuses as a bare number",
         r#"{"name": "s", "policy": {"retry_statuses": 429}, "responses": [{"duration_s": 1, "status": 200}]}"#,
         "s", "policy.retry_statuses", "expected an array",
@@ -694,6 +709,14 @@ fn boundary_values_that_must_load() {
             r#"{"name": "s", "policy": {"max_attempts": 18446744073709551615}, "responses": [{"duration_s": 1, "status": 200}]}"#,
         ),
         (
+            "a max_attempts one past the largest saturates, never wraps to zero",
+            r#"{"name": "s", "policy": {"max_attempts": 4294967296}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+        ),
+        (
+            "status 300, the first past the successes, retried",
+            r#"{"name": "s", "policy": {"retry_statuses": [300]}, "responses": [{"duration_s": 1, "status": 300, "headers": {"Retry-After": "1"}}, {"duration_s": 1, "status": 200}]}"#,
+        ),
+        (
             "an empty expect",
             r#"{"name": "s", "responses": [{"duration_s": 1, "status": 200}], "expect": {}}"#,
         ),
@@ -746,6 +769,24 @@ fn a_second_scenario_with_the_same_name_is_rejected() {
         let error = entry.as_ref().expect_err("a copy");
         check_error("third copy", error, "a", "name", "same name")
             .unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    // The first two of a file, and a first that is itself rejected: its name is still taken,
+    // so that fixing it cannot make the second one change meaning.
+    for (first, why) in [
+        (
+            r#"{"name": "a", "responses": [{"duration_s": 1, "status": 200}]}"#,
+            "a valid first",
+        ),
+        (r#"{"name": "a"}"#, "a first without responses"),
+    ] {
+        let text = format!(
+            r#"{{"scenarios": [{first}, {{"name": "a", "responses": [{{"duration_s": 1, "status": 200}}]}}]}}"#
+        );
+        let list = parse_file(SOURCE, &text).expect("the file loads");
+        assert_eq!(list.len(), 2);
+        let error = list[1].as_ref().expect_err(why);
+        check_error(why, error, "a", "name", "same name").unwrap_or_else(|e| panic!("{e}"));
     }
 }
 
