@@ -354,7 +354,8 @@ mod tests {
 
     #[test]
     fn an_away_request_reads_its_attempt_and_offset_with_both_limits_in() {
-        let max = AWAY_OFFSET_MAX.as_millis().to_string();
+        let max_ms = AWAY_OFFSET_MAX.as_secs_f64() * 1000.0;
+        let max = max_ms.to_string();
         let held = hold(&[("run", "r")]).expect("the defaults");
         assert_eq!(
             (held.run.as_str(), held.attempt, held.plus_ms),
@@ -362,10 +363,10 @@ mod tests {
         );
         let held = hold(&[("attempt", "2"), ("plus_ms", &max)]).expect("the largest offset");
         assert_eq!((held.run.as_str(), held.attempt), ("", 2));
-        assert_eq!(held.plus_ms, 600_000.0);
+        assert_eq!(held.plus_ms, max_ms);
         let earliest = format!("-{max}");
         let held = hold(&[("plus_ms", &earliest)]).expect("the earliest offset");
-        assert_eq!(held.plus_ms, -600_000.0);
+        assert_eq!(held.plus_ms, -max_ms);
         for (key, value) in [
             ("plus_ms", "600000.5"),
             ("plus_ms", "-600001"),
