@@ -85,7 +85,7 @@ function refusedOf(report) {
 }
 
 /** The seconds the axis covers: the budget, and past it what was refused, within twice it. */
-function spanOf(tracks, policy) {
+export function spanOf(tracks, policy) {
   let end = policy.budget_s;
   for (const t of tracks) {
     if (t.stop !== null) end = Math.max(end, t.stop);

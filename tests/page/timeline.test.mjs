@@ -6,7 +6,7 @@
 // Runs in Node: timeline.js touches the DOM only when it draws.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spans, track } from "../../www/timeline.js";
+import { spanOf, spans, track } from "../../www/timeline.js";
 
 const missing = { raw: null, kind: "missing", delay_s: null };
 const ra = (raw) => ({ raw, kind: "seconds", delay_s: Number(raw) });
@@ -349,4 +349,21 @@ test("a refusal without a step table (the app build) has empty words; other stop
   for (const [events, cause] of causes) {
     assert.equal(track(report(events, cause, ["Stopped."], "Stop", 0), 4).refused, null, cause.kind);
   }
+});
+
+test("the axis covers the budget, stretched to a late stop, a request's end or a refused cap's end, at most twice the budget", () => {
+  const policy = { budget_s: 20 };
+  const done = track(report(scheduleA, success, ["Loaded: the list is ready."], "", 14), 4);
+  assert.equal(spanOf([done], policy), 20, "a run inside the budget: the budget");
+  assert.equal(spanOf([], policy), 20);
+  const late = track(report(lateWake, lateWakeCause, ["Stopped: retry budget cannot fit another request."], "", 17), 4);
+  assert.equal(spanOf([done, late], policy), 21, "the late wake's refused cap ends at 21");
+  const refused = track(report(waitExceedsBudget, refusedCause, ["Stopped: retry budget cannot fit another request."], "", 2), 4);
+  assert.equal(spanOf([refused], policy), 36, "the refused wait's cap ends at 36");
+  assert.equal(spanOf([refused], { budget_s: 10 }), 20, "never past twice the budget");
+  // A stop, or a request still drawn up to now, past the budget stretches it too.
+  const stopLate = { stop: 23, refused: null, requests: [] };
+  const runningLate = { stop: null, refused: null, requests: [[19, 24.5, "…"]] };
+  assert.equal(spanOf([stopLate], policy), 23);
+  assert.equal(spanOf([runningLate], policy), 24.5);
 });
