@@ -1424,6 +1424,60 @@ async fn bad_options_give_clear_errors() {
             },
             "options.signal must be an AbortSignal",
         ),
+        (
+            "a signal's look without its listeners",
+            {
+                let o = options(&scaled(), &fetch, &UpdateLog::new());
+                set(&o, "signal", &to_js(&json!({ "aborted": false })));
+                o
+            },
+            "options.signal must be an AbortSignal",
+        ),
+        (
+            "an empty scope",
+            {
+                let o = options(&scaled(), &fetch, &UpdateLog::new());
+                set(&o, "scope", &JsValue::from_str(""));
+                o
+            },
+            "options.scope must be a non-empty string, not \"\"",
+        ),
+        (
+            "an empty screen",
+            {
+                let o = options(&scaled(), &fetch, &UpdateLog::new());
+                set(&o, "screen", &JsValue::from_str(""));
+                o
+            },
+            "options.screen must be a non-empty string, not \"\"",
+        ),
+        (
+            "a share word that is not one of the three",
+            {
+                let o = options(&scaled(), &fetch, &UpdateLog::new());
+                set(&o, "share", &JsValue::from_str("tab"));
+                o
+            },
+            "options.share must be \"page\", \"tabs\" or \"none\", not \"tab\"",
+        ),
+        (
+            "a status written as a string, named by its place in the list",
+            options(
+                &json!({ "retry_statuses": [429, "503"] }),
+                &fetch,
+                &UpdateLog::new(),
+            ),
+            "options.policy.retry_statuses[1] must be a number, not \"503\"",
+        ),
+        (
+            "a yes-or-no written as a string",
+            options(
+                &json!({ "trust_local_clock": "false" }),
+                &fetch,
+                &UpdateLog::new(),
+            ),
+            "options.policy.trust_local_clock must be true or false, not \"false\"",
+        ),
     ];
     for (name, opts, needle) in cases {
         let error = refused(JsValue::from_str("/palettes"), &opts).await;
@@ -2449,6 +2503,153 @@ async fn blocks_shared_with_tabs_survive_a_reload() {
         None,
         "a store of ended blocks is removed"
     );
+    // A stored end that is no number a clock can reach is ignored, not waited for forever.
+    storage()
+        .set_item(STORED, r#"{"http://forever.invalid": 1e999}"#)
+        .expect("stored");
+    let (forever, at_once) =
+        first_request_ms("http://forever.invalid/palettes", "tabs", None, now_ms()).await;
+    assert!(
+        at_once,
+        "a tabs action waited {forever} ms for an endless stored block"
+    );
+    // A store that is JSON but not a map of blocks is removed too.
+    storage().set_item(STORED, "[]").expect("stored");
+    to_json(&retry_budget::rate_limits());
+    assert_eq!(
+        storage().get_item(STORED).ok().flatten(),
+        None,
+        "a store that is a list is removed"
+    );
+    assert_clean();
+}
+
+/// A page's first action that shares with tabs reads the blocks earlier pages kept, without
+/// anything (such as `rateLimits()`) having read them first.
+#[wasm_bindgen_test]
+async fn the_first_action_sharing_with_tabs_reads_the_kept_blocks_itself() {
+    let t0 = now_ms();
+    let kept = json!({ "http://kept-first.invalid": shared_now_ms() + 800.0 });
+    storage()
+        .set_item(STORED, &kept.to_string())
+        .expect("stored");
+    let (went, at_once) =
+        first_request_ms("http://kept-first.invalid/palettes", "tabs", None, t0).await;
+    assert!(
+        !at_once && went >= 800.0 - CLOCK_GRAIN_S * 1000.0,
+        "the action went at {went} ms, inside the kept block"
+    );
+    assert_clean();
+}
+
+/// Two blocks on one scope: the later end holds, whichever is heard last, in the page (for the
+/// next action and `rateLimits()`) and in what is kept for later pages. A: `Retry-After: 3`
+/// heard at about 0.1 s; B: `Retry-After: 1` heard at about 0.15 s, after A's. Once its block
+/// has ended, a scope is no longer listed.
+#[wasm_bindgen_test]
+async fn of_two_blocks_on_one_scope_the_later_end_holds() {
+    let policy = json!({ "budget_s": 5, "max_attempts": 3, "attempt_cap_s": 0.4,
+                         "min_wait_s": 0.05, "fallback_base_s": 0.1 });
+    let answers = |duration_s: f64, retry_after: &str| {
+        let script = json!([
+            { "duration_s": duration_s, "status": 429, "headers": { "Retry-After": retry_after } },
+            { "duration_s": 0.05, "status": 200, "body": list() }
+        ]);
+        ScriptedFetch::new(&script.to_string())
+    };
+    for (share, origin) in [
+        ("page", "http://later-page.invalid"),
+        ("tabs", "http://later-tabs.invalid"),
+    ] {
+        let url = format!("{origin}/palettes");
+        let (fetch_a, fetch_b) = (answers(0.05, "3"), answers(0.1, "1"));
+        let (log_a, log_b) = (UpdateLog::new(), UpdateLog::new());
+        let t0 = now_ms();
+        let a = start(&url, &sharing(share, &policy, &fetch_a, &log_a));
+        let b = start(&url, &sharing(share, &policy, &fetch_b, &log_b));
+        told(&log_a, "receipt").await;
+        told(&log_b, "receipt").await;
+        let listed = heard_of(origin).await;
+        assert!(num(&listed["until_s"]) > 2.5, "{share}: {listed}");
+        if share == "tabs" {
+            let kept: Value = serde_json::from_str(&stored_blocks()).expect("a kept map");
+            let left_ms = kept[origin].as_f64().map(|u| u - shared_now_ms());
+            assert!(left_ms.is_some_and(|l| l > 2_500.0), "{share}: kept {kept}");
+        }
+        let (went, _) = first_request_ms(&url, share, None, t0).await;
+        assert!(
+            went >= 3_000.0,
+            "{share}: the next action went at {went} ms"
+        );
+        resolved(a).await;
+        resolved(b).await;
+    }
+    // Pressed after a 1 s page block has ended: nothing is listed for its scope.
+    let (_, blocker, _fetch) = start_blocker("http://ended-page.invalid/palettes", &roomy()).await;
+    resolved(blocker).await;
+    sleep(1_100.0).await;
+    let limits = to_json(&retry_budget::rate_limits());
+    assert!(
+        !limits.to_string().contains("ended-page.invalid"),
+        "an ended block is listed: {limits}"
+    );
+    assert_clean();
+}
+
+/// A block heard from another tab and one learned in the page are kept apart: a page action's
+/// own 2 s block is not folded into the other tab's shorter one, so an action pressed after it
+/// waits the 2 s.
+#[wasm_bindgen_test]
+async fn a_page_block_is_kept_apart_from_another_tabs_block_of_its_scope() {
+    let origin = "http://apart.invalid";
+    let url = "http://apart.invalid/palettes";
+    to_json(&retry_budget::rate_limits());
+    let tab = OtherTab::new();
+    tab.announce(origin, 1_500.0);
+    heard_of(origin).await;
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "2" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&blocker.to_string());
+    let log = UpdateLog::new();
+    let t0 = now_ms();
+    let blocked = start(url, &sharing("page", &roomy(), &fetch, &log));
+    told(&log, "receipt").await;
+    let (went, _) = first_request_ms(url, "page", None, t0).await;
+    resolved(blocked).await;
+    tab.close();
+    assert!(went >= 2_000.0, "the next page action went at {went} ms");
+    assert_clean();
+}
+
+/// A stop under a named scope says what its block covers: every request under this rate
+/// limit, not the whole site.
+#[wasm_bindgen_test]
+async fn a_stop_under_a_named_scope_says_what_its_block_covers() {
+    let url = "http://named-words.invalid/search";
+    let blocker = json!([
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&blocker.to_string());
+    let log = UpdateLog::new();
+    let opts = sharing("page", &roomy(), &fetch, &log);
+    set(&opts, "scope", &JsValue::from_str("search"));
+    let blocking = start(url, &opts);
+    told(&log, "receipt").await;
+    let mut tight = scaled();
+    tight["budget_s"] = json!(1);
+    let late = ScriptedFetch::new(&one_ok().to_string());
+    let opts = sharing("page", &tight, &late, &UpdateLog::new());
+    set(&opts, "scope", &JsValue::from_str("search"));
+    let stopped = resolved(start(url, &opts)).await;
+    resolved(blocking).await;
+    assert_eq!(stopped["outcome"], "budget_exhausted", "{stopped}");
+    let words = visible(&stopped);
+    assert!(words.contains("under this rate limit"), "{words}");
+    assert!(!words.contains("this site"), "{words}");
+    assert_eq!(late.count(), 0);
     assert_clean();
 }
 
