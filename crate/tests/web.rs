@@ -1354,6 +1354,12 @@ async fn a_non_get_is_refused_and_nothing_is_sent() {
 #[wasm_bindgen_test]
 async fn bad_options_give_clear_errors() {
     let fetch = ScriptedFetch::new("[]");
+    // Valid options but for `key`, set to `value`.
+    let with = |key: &str, value: &JsValue| {
+        let o = options(&scaled(), &fetch, &UpdateLog::new());
+        set(&o, key, value);
+        o
+    };
     let cases: Vec<(&str, Object, &str)> = vec![
         (
             "zero budget",
@@ -1376,15 +1382,10 @@ async fn bad_options_give_clear_errors() {
         ),
         (
             "a typo in the options (a misspelt signal loses the caller's abort)",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(
-                    &o,
-                    "signla",
-                    &AbortController::new().expect("controller").signal(),
-                );
-                o
-            },
+            with(
+                "signla",
+                &AbortController::new().expect("controller").signal(),
+            ),
             "unknown option \"signla\"; the options are policy, signal,",
         ),
         (
@@ -1399,65 +1400,37 @@ async fn bad_options_give_clear_errors() {
         ),
         (
             "fetch not a function",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "fetch", &JsValue::from_f64(42.0));
-                o
-            },
+            with("fetch", &JsValue::from_f64(42.0)),
             "options.fetch must be a function",
         ),
         (
             "onUpdate not a function",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "onUpdate", &JsValue::from_str("log"));
-                o
-            },
+            with("onUpdate", &JsValue::from_str("log")),
             "options.onUpdate must be a function",
         ),
         (
             "signal not a signal",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "signal", &Object::new());
-                o
-            },
+            with("signal", &Object::new()),
             "options.signal must be an AbortSignal",
         ),
         (
             "a signal's look without its listeners",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "signal", &to_js(&json!({ "aborted": false })));
-                o
-            },
+            with("signal", &to_js(&json!({ "aborted": false }))),
             "options.signal must be an AbortSignal",
         ),
         (
             "an empty scope",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "scope", &JsValue::from_str(""));
-                o
-            },
+            with("scope", &JsValue::from_str("")),
             "options.scope must be a non-empty string, not \"\"",
         ),
         (
             "an empty screen",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "screen", &JsValue::from_str(""));
-                o
-            },
+            with("screen", &JsValue::from_str("")),
             "options.screen must be a non-empty string, not \"\"",
         ),
         (
             "a share word that is not one of the three",
-            {
-                let o = options(&scaled(), &fetch, &UpdateLog::new());
-                set(&o, "share", &JsValue::from_str("tab"));
-                o
-            },
+            with("share", &JsValue::from_str("tab")),
             "options.share must be \"page\", \"tabs\" or \"none\", not \"tab\"",
         ),
         (
