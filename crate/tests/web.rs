@@ -24,28 +24,13 @@ use web_sys::{AbortController, AbortSignal};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+mod support;
+use support::{now_ms, sleep_promise, OtherTab, ScriptedFetch};
+
 #[wasm_bindgen(module = "/tests/web_support.js")]
 extern "C" {
-    #[wasm_bindgen(js_name = nowMs)]
-    fn now_ms() -> f64;
     #[wasm_bindgen(js_name = sharedNowMs)]
     fn shared_now_ms() -> f64;
-
-    type OtherTab;
-    #[wasm_bindgen(constructor)]
-    fn new() -> OtherTab;
-    #[wasm_bindgen(method)]
-    fn announce(this: &OtherTab, origin: &str, in_ms: f64);
-    #[wasm_bindgen(method)]
-    fn ask(this: &OtherTab);
-    #[wasm_bindgen(method)]
-    fn tell(this: &OtherTab, scope: &str, until_ms: f64);
-    #[wasm_bindgen(method, js_name = heardJson)]
-    fn heard_json(this: &OtherTab) -> String;
-    #[wasm_bindgen(method)]
-    fn close(this: &OtherTab);
-    #[wasm_bindgen(js_name = sleep)]
-    fn sleep_promise(ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hideThenShow)]
     fn hide_then_show(gap_ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hostileOptions)]
@@ -60,18 +45,6 @@ extern "C" {
     fn open_gate(name: &str);
     #[wasm_bindgen(js_name = describeError)]
     fn describe_error(error: &JsValue) -> String;
-
-    type ScriptedFetch;
-    #[wasm_bindgen(constructor)]
-    fn new(script: &str) -> ScriptedFetch;
-    #[wasm_bindgen(method, getter)]
-    fn fetch(this: &ScriptedFetch) -> Function;
-    #[wasm_bindgen(method, js_name = callsJson)]
-    fn calls_json(this: &ScriptedFetch) -> String;
-    #[wasm_bindgen(method)]
-    fn count(this: &ScriptedFetch) -> u32;
-    #[wasm_bindgen(method, js_name = whenSettled)]
-    fn when_settled(this: &ScriptedFetch, index: u32) -> Promise;
 
     type UpdateLog;
     #[wasm_bindgen(constructor)]
