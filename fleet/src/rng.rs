@@ -52,4 +52,16 @@ mod tests {
         }
         assert_ne!(Rng::new(7, 1).next_u64(), Rng::new(7, 2).next_u64());
     }
+
+    #[test]
+    fn a_range_draws_both_of_its_ends_and_nothing_outside() {
+        let mut rng = Rng::new(7, 1);
+        let mut seen = [0u32; 3];
+        for _ in 0..1000 {
+            let x = rng.range(3, 5);
+            assert!((3..=5).contains(&x), "{x}");
+            seen[(x - 3) as usize] += 1;
+        }
+        assert!(seen.iter().all(|&n| n > 0), "{seen:?}");
+    }
 }

@@ -257,6 +257,22 @@ mod tests {
         assert_eq!(read(s.handle(ms(3000))).0, 200);
     }
 
+    /// A bucket of one (the smallest the command takes) admits its one token, then refills
+    /// it at its rate and never holds more than its burst: five idle seconds buy one request,
+    /// not five.
+    #[test]
+    fn a_bucket_of_one_admits_one_request_a_token_and_keeps_no_more_than_one() {
+        let bucket = Limiter::Bucket {
+            rate: 1.0,
+            burst: 1.0,
+        };
+        let mut s = Service::new(bucket, RetryAfterMode::Seconds, FAST);
+        assert_eq!(read(s.handle(0)), (200, None));
+        assert_eq!(read(s.handle(ms(5000))), (200, None));
+        // Answered 1 ns later: the next token is a second away.
+        assert_eq!(read(s.handle(ms(5000))), (429, some("1")));
+    }
+
     #[test]
     fn the_window_says_the_seconds_to_its_end() {
         let window = Limiter::Window {

@@ -646,4 +646,72 @@ mod tests {
             );
         }
     }
+
+    /// One page of three widgets against a window of one request per 20 s. All send at 0; the
+    /// service, answering ten a second, admits widget 0 at 50 ms and refuses widgets 1 and 2
+    /// at 150 and 250 ms with `Retry-After: 20` (19.85 and 19.75 s to the window's end,
+    /// rounded up). Widget 1 reads its answer at 200 ms: a wait until 20.2 s leaves no room
+    /// for an attempt in the 20 s budget, so it stops, and it still tells its page of the
+    /// block until 20.2 s: widget 2, whose request is in flight, hears it then.
+    #[test]
+    fn a_widget_that_stops_on_a_429_still_tells_its_page_of_the_block() {
+        let s = Scenario {
+            pages: 1,
+            widgets: 3,
+            limiter: Limiter::Window {
+                limit: 1,
+                window_s: 20,
+            },
+            serve: 10,
+            ..two_pages()
+        };
+        let ours = Kind::Ours {
+            policy: Policy::new(),
+            share: true,
+        };
+        let (mut told, mut stopped) = (Vec::new(), Vec::new());
+        run_observed(&s, ours, &[0], |note| match note {
+            Note::Told { widget, at, until } => told.push((widget, at, until)),
+            Note::Stopped { widget, at, data } => stopped.push((widget, at, data)),
+            Note::Sent { .. } => {}
+        });
+        let ms = |n: u64| n * 1_000_000;
+        assert!(stopped.contains(&(1, ms(200), false)), "{stopped:?}");
+        assert_eq!(
+            &told[..2],
+            [(1, ms(200), ms(20_200)), (2, ms(200), ms(20_200))]
+        );
+    }
+
+    /// A page that arrives at the very time of another event comes first. With a service that
+    /// answers at once, widget 1 (page 0) is refused 1 ns after widget 0 and the naive client
+    /// resends the moment it reads that, at 100 ms and 1 ns: page 1 arrives then too, and its
+    /// widgets 2 and 3 send before widget 1 resends.
+    #[test]
+    fn a_page_that_arrives_with_another_event_goes_first() {
+        let mut sent = Vec::new();
+        let at = 100_000_001;
+        run_observed(&two_pages(), Kind::Naive, &[0, at], |note| {
+            if let Note::Sent { widget, at: when } = note {
+                if when == at {
+                    sent.push(widget);
+                }
+            }
+        });
+        assert_eq!(sent, [2, 3, 1]);
+    }
+
+    /// Pages spread over half a second arrive across it, not all at once.
+    #[test]
+    fn pages_arrive_over_a_fraction_of_a_second() {
+        let s = Scenario {
+            pages: 50,
+            arrive_over_s: 0.5,
+            ..two_pages()
+        };
+        let times = arrivals(&s);
+        assert_eq!(times.len(), 50);
+        assert!(times.iter().all(|&t| t <= NS / 2), "{times:?}");
+        assert!(times.iter().any(|&t| t > NS / 4), "{times:?}");
+    }
 }

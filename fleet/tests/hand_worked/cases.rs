@@ -61,7 +61,15 @@ pub const SHARED: [Given; 5] = [
 ];
 
 /// The cases.
-pub const CASES: [Case; 3] = [ONE_TOKEN, SLOW_NETWORK, NO_HEADER];
+pub const CASES: [Case; 7] = [
+    ONE_TOKEN,
+    SLOW_NETWORK,
+    NO_HEADER,
+    DATE,
+    AT_THE_CAP,
+    REACHED_AT_THE_CAP,
+    KY_TIMEOUT,
+];
 
 /// Three widgets against a window of 1 request per 10 s, `Retry-After` in seconds, round
 /// trips of 100 ms.
@@ -273,4 +281,200 @@ const FALLBACKS: Expect = Expect {
     longest_wait_ms: 6400,
     most_per_action: 3,
     after_outcome: 0,
+};
+
+/// Two widgets against a window of 1 request per 10 s, `Retry-After` as an HTTP-date, round
+/// trips of 100 ms.
+///
+/// Both send at 0 and reach the service at 0.05: it admits widget 0 (data at 0.1) and, at 0.15,
+/// refuses widget 1 with the date of second 10 of its clock, the window's end. The receipt at
+/// 0.2 reads the same clock (the service's time zero is the run's), so the date is 9.8 s away.
+///
+/// ours (and no-share: widget 0 is done before anything is announced): the wait is the
+/// server's 9.8 s, over the 1 s floor, until 10.0; attempt 2 and its cap fit the budget (10 +
+/// 4 ≤ 20). It reaches the service at 10.05, in the second window: admitted, data at 10.1.
+/// Requests 3, refused 1, 2 in the first second; data at 0.1 and 10.1.
+///
+/// ky: `Date.parse(value) - Date.now()` on the same clock at the receipt, 9.8 s: the same.
+///
+/// naive: resends at 0.2, 0.3 and 0.4, each answered 50 ms later in the first window, all
+/// refused; it stops at 0.5. Requests 5, refused 4, all in the first second.
+///
+/// ours+jitter waits 9.8 s plus its draw of the 1 s spread: its figures are checked apart.
+pub const DATE: Case = Case {
+    name: "a window of one, Retry-After as a date",
+    options: &[
+        Number("widgets", 2.0),
+        Word("limiter", "window"),
+        Number("limit", 1.0),
+        Number("window", 10.0),
+        Word("retryAfter", "date"),
+        Number("latency", 100.0),
+    ],
+    expect: &[
+        ("ours", DATE_READ),
+        ("ours no-share", DATE_READ),
+        ("ky defaults", DATE_READ),
+        (
+            "naive x3",
+            Expect {
+                requests: 5,
+                refused: 4,
+                peak_per_s: 5,
+                with_data: 1,
+                to_data_ms: [100, 100, 100],
+                longest_wait_ms: 500,
+                most_per_action: 4,
+                after_outcome: 0,
+            },
+        ),
+    ],
+};
+
+/// [`DATE`] for ours and ky: data at 0.1 and 10.1.
+const DATE_READ: Expect = Expect {
+    requests: 3,
+    refused: 1,
+    peak_per_s: 2,
+    with_data: 2,
+    to_data_ms: [100, 10_100, 10_100],
+    longest_wait_ms: 10_100,
+    most_per_action: 2,
+    after_outcome: 0,
+};
+
+/// One widget, a bucket with room, round trips of 4 s (2 s each way): the answer comes back
+/// at 4.0, the very end of ours' 4 s cap. An attempt may run *up to* its cap, so the answer
+/// is in time: every policy has its data at 4.0, from one request.
+const AT_THE_CAP: Case = Case {
+    name: "an answer at the end of the cap",
+    options: &[
+        Number("widgets", 1.0),
+        Word("limiter", "bucket"),
+        Number("rate", 1.0),
+        Number("burst", 10.0),
+        Word("retryAfter", "seconds"),
+        Number("latency", 4000.0),
+    ],
+    expect: &[
+        ("ours", DATA_AT_4),
+        ("ours+jitter", DATA_AT_4),
+        ("ours no-share", DATA_AT_4),
+        ("ky defaults", DATA_AT_4),
+        ("naive x3", DATA_AT_4),
+    ],
+};
+
+/// [`AT_THE_CAP`]: data at 4.0.
+const DATA_AT_4: Expect = Expect {
+    requests: 1,
+    refused: 0,
+    peak_per_s: 1,
+    with_data: 1,
+    to_data_ms: [4000, 4000, 4000],
+    longest_wait_ms: 4000,
+    most_per_action: 1,
+    after_outcome: 0,
+};
+
+/// One widget, round trips of 8 s (4 s each way): the request reaches the service at 4.0, as
+/// ours' cap ends. The service answers it then, and then the cap stops the action without
+/// data: the answer came as the user was told, not after it. ky (a 10 s timeout) and the
+/// naive client get their data at 8.0.
+const REACHED_AT_THE_CAP: Case = Case {
+    name: "a request that reaches the service as the cap ends",
+    options: &[
+        Number("widgets", 1.0),
+        Word("limiter", "bucket"),
+        Number("rate", 1.0),
+        Number("burst", 10.0),
+        Word("retryAfter", "seconds"),
+        Number("latency", 8000.0),
+    ],
+    expect: &[
+        ("ours", CAPPED_AS_ANSWERED),
+        ("ours+jitter", CAPPED_AS_ANSWERED),
+        ("ours no-share", CAPPED_AS_ANSWERED),
+        ("ky defaults", DATA_AT_8),
+        ("naive x3", DATA_AT_8),
+    ],
+};
+
+/// [`REACHED_AT_THE_CAP`] for ours: stopped at 4.0, answered at 4.0.
+const CAPPED_AS_ANSWERED: Expect = Expect {
+    requests: 1,
+    refused: 0,
+    peak_per_s: 1,
+    with_data: 0,
+    to_data_ms: [0, 0, 0],
+    longest_wait_ms: 4000,
+    most_per_action: 1,
+    after_outcome: 0,
+};
+
+/// [`REACHED_AT_THE_CAP`] for ky and the naive client: data at 8.0.
+const DATA_AT_8: Expect = Expect {
+    requests: 1,
+    refused: 0,
+    peak_per_s: 1,
+    with_data: 1,
+    to_data_ms: [8000, 8000, 8000],
+    longest_wait_ms: 8000,
+    most_per_action: 1,
+    after_outcome: 0,
+};
+
+/// Two widgets, a bucket with room, round trips of 10 s (5 s each way), the longest the
+/// command takes. Both reach the service at 5.0, which admits them at 5.0 and 5.1; the
+/// answers come back at 10.0 and 10.1.
+///
+/// ours (all three columns): both caps end at 4.0, without data, before the service answers
+/// either: as [`SLOW_NETWORK`].
+///
+/// ky: its 10 s timeout ends at 10.0, when widget 0's answer arrives (in time, as at a cap):
+/// data at 10.0; widget 1's comes at 10.1, after its timeout, which ky does not retry: it
+/// stops at 10.0 without data. Both were answered before then.
+///
+/// naive (no timeout): data at 10.0 and 10.1.
+const KY_TIMEOUT: Case = Case {
+    name: "a network as slow as ky's timeout",
+    options: &[
+        Number("widgets", 2.0),
+        Word("limiter", "bucket"),
+        Number("rate", 1.0),
+        Number("burst", 10.0),
+        Word("retryAfter", "seconds"),
+        Number("latency", 10_000.0),
+    ],
+    expect: &[
+        ("ours", TIMED_OUT),
+        ("ours+jitter", TIMED_OUT),
+        ("ours no-share", TIMED_OUT),
+        (
+            "ky defaults",
+            Expect {
+                requests: 2,
+                refused: 0,
+                peak_per_s: 2,
+                with_data: 1,
+                to_data_ms: [10_000, 10_000, 10_000],
+                longest_wait_ms: 10_000,
+                most_per_action: 1,
+                after_outcome: 0,
+            },
+        ),
+        (
+            "naive x3",
+            Expect {
+                requests: 2,
+                refused: 0,
+                peak_per_s: 2,
+                with_data: 2,
+                to_data_ms: [10_000, 10_100, 10_100],
+                longest_wait_ms: 10_100,
+                most_per_action: 1,
+                after_outcome: 0,
+            },
+        ),
+    ],
 };
