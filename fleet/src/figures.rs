@@ -144,6 +144,8 @@ mod tests {
         let v: Vec<u64> = (1..=20).collect();
         assert_eq!((rank(&v, 50), rank(&v, 95), rank(&[], 50)), (10, 19, 0));
         assert_eq!(rank(&[7], 95), 7);
+        let hundred: Vec<u64> = (1..=100).collect();
+        assert_eq!((rank(&hundred, 50), rank(&hundred, 95)), (50, 95));
         assert_eq!(per_bin(&[2, 1, 0, 1], 2, 0), [3, 1]);
         assert_eq!(per_bin(&[2, 1, 0], 2, 0), [3, 0]);
         assert_eq!(per_bin(&[1], 10, 3), [1, 0, 0]);
@@ -158,9 +160,10 @@ mod tests {
         }
         t.answered(200);
         t.answered(429);
+        // The longest wait and the most requests come first, so that only a maximum keeps them.
+        t.stopped(5 * NS, false, 3);
         t.stopped(3 * NS, true, 2);
         t.stopped(NS, true, 1);
-        t.stopped(5 * NS, false, 3);
         t.early_send();
         let run = t.finish(3, 1);
         assert_eq!(run.per_tick.len(), 26);
@@ -179,5 +182,17 @@ mod tests {
             early_sends: 1,
         };
         assert_eq!(run.figures, expected);
+    }
+
+    /// The run's p50 and p95 are the nearest ranks of its times to data: of 1 to 100 s, the
+    /// 50th and the 95th.
+    #[test]
+    fn the_percentiles_are_the_nearest_ranks_of_the_times_to_data() {
+        let mut t = Tally::default();
+        for s in (1..=100).rev() {
+            t.stopped(s * NS, true, 1);
+        }
+        let f = t.finish(100, 0).figures;
+        assert_eq!(f.to_data_ns, [50 * NS, 95 * NS, 100 * NS]);
     }
 }

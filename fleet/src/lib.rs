@@ -157,6 +157,23 @@ mod tests {
         options.scenario().expect("valid")
     }
 
+    /// The columns are the policies the README's tables describe: ours as the page runs it,
+    /// with 1 s of jitter, and without sharing; then ky's defaults and the naive client.
+    #[test]
+    fn the_columns_are_the_documented_policies() {
+        let ours = |policy, share| Kind::Ours { policy, share };
+        let jitter = Policy::new().with_jitter(Duration::from_secs(1));
+        let kinds: Vec<(&str, Kind)> = columns().iter().map(|c| (c.name, c.kind)).collect();
+        let expected = [
+            ("ours", ours(Policy::new(), true)),
+            ("ours+jitter", ours(jitter, true)),
+            ("ours no-share", ours(Policy::new(), false)),
+            ("ky defaults", Kind::Ky),
+            ("naive x3", Kind::Naive),
+        ];
+        assert_eq!(kinds, expected);
+    }
+
     #[test]
     fn the_same_seed_gives_the_same_figures_and_another_seed_others() {
         assert_eq!(simulate(&small(3)), simulate(&small(3)));
@@ -178,15 +195,20 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_long_run_gets_wider_bins() {
-        let fleet = |ticks: usize| Fleet {
+    /// A fleet of one policy whose `per_tick` is given.
+    fn ticks(per_tick: Vec<u64>) -> Fleet {
+        Fleet {
             runs: vec![PolicyRun {
                 name: "x",
                 figures: Figures::default(),
-                per_tick: vec![1; ticks],
+                per_tick,
             }],
-        };
+        }
+    }
+
+    #[test]
+    fn a_long_run_gets_wider_bins() {
+        let fleet = |n: usize| ticks(vec![1; n]);
         // 240 points of 100 ms take 24 s; a run whose last tick starts at 24 s needs 200 ms.
         assert_eq!(fleet(240).bin_ms(), 100);
         assert_eq!(fleet(241).bin_ms(), 200);
@@ -194,6 +216,32 @@ mod tests {
         assert_eq!(series[0].len(), 121);
         assert_eq!((series[0][0], series[0][120]), (2, 1));
         assert_eq!(fleet(0).bin_ms(), 100);
+    }
+
+    /// Every policy's series has as many bins as the longest run needs, a part-filled last bin
+    /// included: a run of 241 ticks in 200 ms bins takes 121, and a run of 10 is padded to 121.
+    #[test]
+    fn a_shorter_run_is_padded_to_the_longest_runs_bins() {
+        let mut fleet = ticks(vec![1; 241]);
+        fleet.runs.push(PolicyRun {
+            name: "y",
+            figures: Figures::default(),
+            per_tick: vec![1; 10],
+        });
+        let lengths: Vec<usize> = fleet.series().iter().map(Vec::len).collect();
+        assert_eq!(lengths, [121, 121]);
+    }
+
+    /// A bin's width and rate are written exactly: 500 ticks (50 s) take 250 ms bins, said as
+    /// 0.25 s; 30,000 ticks (50 min) take 20 s bins, where one request is 0.05 a second.
+    #[test]
+    fn bin_widths_and_rates_are_written_to_the_millisecond() {
+        assert_eq!(ticks(vec![1; 500]).report().bin_s, 0.25);
+        let mut one = vec![0; 30_000];
+        one[0] = 1;
+        let report = ticks(one).report();
+        assert_eq!(report.bin_s, 20.0);
+        assert_eq!(report.policies[0].requests_per_s[..2], [0.05, 0.0]);
     }
 
     #[test]

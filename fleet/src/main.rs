@@ -162,4 +162,47 @@ mod tests {
         assert!(help.contains("[default: 10000]"), "{help}");
         assert!(help.contains("[default: seconds]"), "{help}");
     }
+
+    /// Each row of the table shows its own figure, under the policy's name.
+    #[test]
+    fn each_row_shows_its_own_figure() {
+        let s = 1_000_000_000;
+        let figures = fleet::Figures {
+            requests: 5,
+            peak_per_s: 4,
+            refused: 3,
+            actions: 3,
+            with_data: 2,
+            to_data_ns: [s, 2 * s, 3 * s],
+            longest_wait_ns: 3 * s + s / 2,
+            most_per_action: 2,
+            after_outcome: 1,
+            early_sends: 0,
+        };
+        let fleet = Fleet {
+            runs: vec![fleet::PolicyRun {
+                name: "ours",
+                figures,
+                per_tick: Vec::new(),
+            }],
+        };
+        let text = table(&fleet);
+        let mut lines = text.lines();
+        assert_eq!(lines.next().map(str::trim), Some("ours"));
+        let rows: Vec<(&str, &str)> = lines.map(|l| (l[..26].trim(), l[26..].trim())).collect();
+        let expected = [
+            ("requests received", "5"),
+            ("peak requests / s", "4"),
+            ("answered 429", "60.0%"),
+            ("actions with data", "2 / 3"),
+            ("time to data p50", "1.00 s"),
+            ("time to data p95", "2.00 s"),
+            ("time to data max", "3.00 s"),
+            ("longest wait for outcome", "3.50 s"),
+            ("requests / action mean", "1.67"),
+            ("requests / action max", "2"),
+            ("requests after outcome", "1"),
+        ];
+        assert_eq!(rows, expected);
+    }
 }

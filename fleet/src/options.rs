@@ -390,6 +390,50 @@ mod tests {
         assert!(o.scenario().is_ok());
     }
 
+    /// Each range's ends, as `--help` gives them, are taken, and the values just past them are
+    /// refused with their own option named.
+    #[test]
+    fn each_range_takes_its_ends_and_refuses_just_past_them() {
+        let window = |o: &mut Options| o.limiter = LimiterKind::Window;
+        type Set = fn(&mut Options);
+        let ends: [Set; 12] = [
+            |o| (o.pages, o.widgets) = (MAX_ACTIONS, 1),
+            |o| (o.pages, o.widgets) = (10_000, 100),
+            |o| (o.pages, o.widgets) = (10_000, 1),
+            |o| o.arrive_over_s = 3600.0,
+            |o| o.serve = 1_000_000_000,
+            |o| o.tail = 100.0,
+            |o| o.burst = 1.0,
+            |o| o.burst = 1e9,
+            |o| o.rate = 0.001,
+            |o| o.latency_ms = 10_000,
+            |o| (o.limiter, o.limit) = (LimiterKind::Window, 1_000_000_000),
+            |o| (o.limiter, o.window_s) = (LimiterKind::Window, 3600),
+        ];
+        for (i, set) in ends.iter().enumerate() {
+            let mut o = Options::default();
+            set(&mut o);
+            assert!(o.scenario().is_ok(), "end {i}");
+        }
+        assert_eq!(
+            rejected(|o| (o.pages, o.widgets) = (MAX_ACTIONS + 1, 1)),
+            Opt::Pages
+        );
+        assert_eq!(rejected(|o| o.widgets = 0), Opt::Widgets);
+        assert_eq!(rejected(|o| (o.pages, o.widgets) = (1, 101)), Opt::Widgets);
+        assert_eq!(rejected(|o| o.arrive_over_s = 3600.5), Opt::ArriveOver);
+        assert_eq!(rejected(|o| o.serve = 1_000_000_001), Opt::Serve);
+        assert_eq!(rejected(|o| o.tail = 100.5), Opt::Tail);
+        assert_eq!(rejected(|o| o.burst = 0.5), Opt::Burst);
+        assert_eq!(rejected(|o| o.burst = 1.1e9), Opt::Burst);
+        assert_eq!(rejected(|o| o.rate = 0.0009), Opt::Rate);
+        assert_eq!(
+            rejected(|o| (window(o), o.limit = 1_000_000_001).1),
+            Opt::Limit
+        );
+        assert_eq!(rejected(|o| (window(o), o.window_s = 3601).1), Opt::Window);
+    }
+
     #[test]
     fn words_and_numbers_are_read_by_kind() {
         let mut o = Options::default();

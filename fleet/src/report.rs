@@ -125,4 +125,46 @@ mod tests {
         assert_eq!(secs(1_615_127_182), 1.615127182);
         assert_eq!(secs(100_000_000), 0.1);
     }
+
+    /// Each field comes from its own figure: three of five requests refused, a p95 that is not
+    /// the max, a longest wait longer than any time to data, five requests over three actions.
+    #[test]
+    fn each_figure_is_reported_in_its_own_field() {
+        let ms = |n: u64| n * 1_000_000;
+        let figures = Figures {
+            requests: 5,
+            peak_per_s: 3,
+            refused: 3,
+            actions: 3,
+            with_data: 2,
+            to_data_ns: [ms(100), ms(9000), ms(10_400)],
+            longest_wait_ns: ms(10_500),
+            most_per_action: 2,
+            after_outcome: 1,
+            early_sends: 0,
+        };
+        let report = PolicyReport::new("ours", &figures, &[1, 0, 4], 250);
+        let expected = PolicyReport {
+            policy: "ours",
+            requests: 5,
+            peak_per_s: 3,
+            share_429: 0.6,
+            actions: 3,
+            with_data: 2,
+            time_to_data_s: Percentiles {
+                p50: 0.1,
+                p95: 9.0,
+                max: 10.4,
+            },
+            longest_wait_for_outcome_s: 10.5,
+            requests_per_action: PerAction {
+                mean: 1.666667,
+                max: 2,
+            },
+            requests_after_outcome: 1,
+            early_sends: 0,
+            requests_per_s: vec![4.0, 0.0, 16.0],
+        };
+        assert_eq!(report, expected);
+    }
 }
