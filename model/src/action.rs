@@ -1392,6 +1392,56 @@ mod tests {
         );
     }
 
+    /// A timer that fires after the earliest start but before the jittered one waits the rest:
+    /// jitter never makes a start earlier than it was planned.
+    #[test]
+    fn an_early_timer_in_a_jittered_wait_waits_for_the_jittered_start() {
+        let policy = Policy::new().with_jitter(s(2));
+        let (mut action, _) = Action::start(policy).expect("valid policy");
+        assert_eq!(
+            action.on_response_drawn(s(2), rate_limited(Some("3")), 0.5),
+            Decision::Wait { until: s(6) }
+        );
+        let early = action.on_timer(Duration::from_millis(5_500));
+        assert_eq!(
+            (early, action.attempts()),
+            (Decision::Wait { until: s(6) }, 1)
+        );
+        assert_eq!(
+            action.on_timer(s(6)),
+            Decision::Send {
+                attempt: 2,
+                abort_at: s(10)
+            }
+        );
+    }
+
+    /// An untraced action reports the figures and the words of a traced one; only its trace
+    /// (the events and the attempts' starts) is left out.
+    #[test]
+    fn an_untraced_action_reports_the_figures_of_a_traced_one() {
+        let ok = || Response {
+            status: 200,
+            retry_after: None,
+            ratelimit: None,
+            clock: ReceiptClock::Absent,
+        };
+        let (mut traced, _) = Action::start(Policy::new()).expect("valid policy");
+        let (mut untraced, _) = Action::start_untraced(Policy::new(), &[], 0.0).expect("valid");
+        for action in [&mut traced, &mut *untraced] {
+            action.on_response(s(2), rate_limited(Some("3")));
+            action.on_timer(s(5));
+            action.on_response(s(7), ok());
+        }
+        let (t, u) = (traced.report(), untraced.report());
+        let figures =
+            |r: &crate::report::Report| (r.outcome, r.attempts, r.elapsed_s, r.request_s, r.wait_s);
+        assert_eq!(figures(&u), figures(&t));
+        assert_eq!(u.attempts, 2);
+        assert_eq!(u.visible, t.visible);
+        assert!(u.events.is_empty() && u.attempt_starts_s.is_empty());
+    }
+
     #[test]
     fn a_block_during_a_wait_moves_the_start_or_stops_and_after_the_stop_is_ignored() {
         let policy = Policy::new().with_jitter(s(2));

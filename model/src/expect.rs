@@ -72,5 +72,8 @@ mod tests {
         let missed = run(json!({ "kind": "not_retryable", "status": 429 }));
         assert_eq!(missed.expect_ok, Some(false));
         assert!(missed.expect_mismatches[0].starts_with("cause: expected"));
+        // An object is the same figure only whole: a cause that leaves out a field is missed.
+        let partial = run(json!({ "kind": "attempts_exhausted" }));
+        assert_eq!(partial.expect_ok, Some(false));
     }
 }

@@ -66,18 +66,32 @@ const SCHEDULE_B: [[&str; 4]; 5] = [
 
 /// The model's rows for one scenario of the source document's fixture file.
 fn rows(name: &str) -> Vec<Step> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../fixtures/B62-16-schedules.json"
-    );
-    let text = std::fs::read_to_string(path).expect("the fixture file");
-    let scenario = parse_file(path, &text)
+    rows_in("B62-16-schedules.json", name)
+}
+
+/// The model's rows for scenario `name` of `fixtures/FILE`.
+fn rows_in(file: &str, name: &str) -> Vec<Step> {
+    let path = format!("{}/../fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(&path).expect("the fixture file");
+    rows_of(&path, &text, name)
+}
+
+/// The model's rows for scenario `name` of a scenario file's `text`.
+fn rows_of(source: &str, text: &str, name: &str) -> Vec<Step> {
+    let scenario = parse_file(source, text)
         .expect("parses")
         .into_iter()
         .map(|s| s.expect("valid"))
         .find(|s| s.name == name)
         .unwrap_or_else(|| panic!("no scenario {name}"));
     simulate(&scenario).expect("runs").steps
+}
+
+/// Rows as `[step, elapsed, observed, decision]`, to compare whole.
+fn as_text(rows: &[Step]) -> Vec<[&str; 4]> {
+    (rows.iter())
+        .map(|r| [&*r.step, &*r.elapsed, &*r.observed, &*r.decision])
+        .collect()
 }
 
 /// "Three seconds" as the table writes it: "3 s".
@@ -145,4 +159,243 @@ fn a_wrong_next_start_is_caught() {
     let mut wrong = SCHEDULE_A;
     wrong[0][3] = "Next start 6; full request cap fits by 9";
     holds_to("schedule-a", &wrong);
+}
+
+/// Schedule A's rows are exactly the rulebook's (`docs/rules.md`, the step table), word for
+/// word: a wait's row says what the next cap fits by, and a server delay that needed no
+/// raising is not called raised.
+#[test]
+fn schedule_a_reads_word_for_word_as_the_rulebook() {
+    let rulebook = [
+        [
+            "Attempt 1",
+            "0–2",
+            "429; delay 3",
+            "Next start 5; full cap fits by 9",
+        ],
+        [
+            "Wait",
+            "2–5",
+            "3 s",
+            "No request in flight; the next full cap fits by 9",
+        ],
+        [
+            "Attempt 2",
+            "5–7",
+            "429; delay 4",
+            "Next start 11; full cap fits by 15",
+        ],
+        [
+            "Wait",
+            "7–11",
+            "4 s",
+            "No request in flight; the next full cap fits by 15",
+        ],
+        [
+            "Attempt 3",
+            "11–14",
+            "200; list returned",
+            "Finish with the received list",
+        ],
+    ];
+    assert_eq!(as_text(&rows("schedule-a")), rulebook);
+}
+
+/// Rows of blocks and jitter, worked out from the fixtures' stories. A wait's length is the
+/// whole wait as it happened, a moved start is said by its `Blocked` row, a stop says where the
+/// cap would have ended, and jitter is said as the spread after the earliest start.
+#[test]
+fn block_and_jitter_rows_say_what_happened() {
+    let cases: [(&str, Vec<[&str; 4]>); 5] = [
+        (
+            "block-during-wait-moves-start",
+            vec![
+                [
+                    "Attempt 1",
+                    "0–2",
+                    "429; delay 3",
+                    "Next start 5; full cap fits by 9",
+                ],
+                [
+                    "Wait",
+                    "2–7",
+                    "5 s",
+                    "No request in flight; the next full cap fits by 9",
+                ],
+                [
+                    "Blocked",
+                    "3",
+                    "Another action learned: no request before 7",
+                    "Blocked until 7; next start 7; full cap fits by 11",
+                ],
+                [
+                    "Attempt 2",
+                    "7–9",
+                    "200; list returned",
+                    "Finish with the received list",
+                ],
+            ],
+        ),
+        (
+            "block-during-wait-cannot-fit",
+            vec![
+                [
+                    "Attempt 1",
+                    "0–2",
+                    "429; delay 3",
+                    "Next start 5; full cap fits by 9",
+                ],
+                [
+                    "Wait",
+                    "2–4",
+                    "3 s",
+                    "No request in flight; the next full cap fits by 9",
+                ],
+                [
+                    "Blocked",
+                    "4",
+                    "Another action learned: no request before 17",
+                    "Stop at 4: blocked until 17; an attempt then would run to 21, past 20; \
+                     no further request",
+                ],
+            ],
+        ),
+        (
+            "block-during-request-cannot-fit",
+            vec![
+                [
+                    "Blocked",
+                    "1",
+                    "Another action learned: no request before 17",
+                    "No request starts before then",
+                ],
+                [
+                    "Attempt 1",
+                    "0–2",
+                    "429; delay 1",
+                    "Stop at 2: blocked until 17; an attempt then would run to 21, past 20; \
+                     no further request",
+                ],
+            ],
+        ),
+        (
+            "jitter-spreads-start",
+            vec![
+                [
+                    "Attempt 1",
+                    "0–2",
+                    "429; delay 3",
+                    "Next start 6 (1 s of jitter after 5); full cap fits by 10",
+                ],
+                [
+                    "Wait",
+                    "2–6",
+                    "4 s",
+                    "No request in flight; the next full cap fits by 10",
+                ],
+                [
+                    "Attempt 2",
+                    "6–8",
+                    "200; list returned",
+                    "Finish with the received list",
+                ],
+            ],
+        ),
+        (
+            "jitter-on-the-origin-wait",
+            vec![
+                [
+                    "Blocked",
+                    "0",
+                    "Another action learned: no request before 4",
+                    "Blocked until 4; next start 5 (1 s of jitter after 4); full cap fits by 9",
+                ],
+                [
+                    "Wait",
+                    "0–5",
+                    "5 s",
+                    "No request in flight; the next full cap fits by 9",
+                ],
+                [
+                    "Attempt 1",
+                    "5–7",
+                    "200; list returned",
+                    "Finish with the received list",
+                ],
+            ],
+        ),
+    ];
+    for (name, expected) in cases {
+        assert_eq!(
+            as_text(&rows_in("shared-limits.json", name)),
+            expected,
+            "{name}"
+        );
+    }
+}
+
+/// Two stories no fixture tells. A 429 asking 18 s at 2 gives a next start of 20, the very
+/// deadline: the start is not past the budget, its cap is. And a block heard during the second
+/// wait that cannot fit: the second wait's row is its own (due at 10, cut short at 8), with no
+/// word of the first wait's timer.
+#[test]
+fn a_start_at_the_deadline_and_a_second_wait_cut_short_say_so() {
+    let text = r#"{ "scenarios": [
+      { "name": "asked-to-the-deadline",
+        "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 4 },
+        "responses": [ { "duration_s": 2, "status": 429, "headers": { "Retry-After": "18" } } ] },
+      { "name": "second-wait-cut-short",
+        "policy": { "budget_s": 20, "max_attempts": 3, "attempt_cap_s": 4 },
+        "responses": [
+          { "duration_s": 2, "status": 429, "headers": { "Retry-After": "3" } },
+          { "duration_s": 2, "status": 429, "headers": { "Retry-After": "3" } } ],
+        "origin_blocks": [ { "at_s": 8, "until_s": 17 } ] }
+    ] }"#;
+    let deadline = rows_of("inline", text, "asked-to-the-deadline");
+    assert_eq!(
+        as_text(&deadline),
+        [[
+            "Attempt 1",
+            "0–2",
+            "429; delay 18",
+            "Stop at 2: next start 20 needs its cap through 24, past 20; no further attempt"
+        ]]
+    );
+    let cut = rows_of("inline", text, "second-wait-cut-short");
+    assert_eq!(
+        as_text(&cut),
+        [
+            [
+                "Attempt 1",
+                "0–2",
+                "429; delay 3",
+                "Next start 5; full cap fits by 9"
+            ],
+            [
+                "Wait",
+                "2–5",
+                "3 s",
+                "No request in flight; the next full cap fits by 9"
+            ],
+            [
+                "Attempt 2",
+                "5–7",
+                "429; delay 3",
+                "Next start 10; full cap fits by 14"
+            ],
+            [
+                "Wait",
+                "7–8",
+                "3 s",
+                "No request in flight; the next full cap fits by 14"
+            ],
+            [
+                "Blocked",
+                "8",
+                "Another action learned: no request before 17",
+                "Stop at 8: blocked until 17; an attempt then would run to 21, past 20; \
+                 no further request"
+            ],
+        ]
+    );
 }
