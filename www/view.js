@@ -42,6 +42,15 @@ function delayFigure(x) {
   return Number.isSafeInteger(x) ? `${x}` : seconds(x);
 }
 
+/** "a" or "an" before a figure, as it is read aloud: "an" where it begins with eight, eleven or
+ *  eighteen (8, 80, 8.5, 11, 18, 11000, 8.00e+20), "a" for every other. */
+export function article(figure) {
+  const whole = figure.split(/[^0-9]/)[0];
+  // The digits before the first thousands separator, as the figure is read.
+  const lead = whole.slice(0, ((whole.length + 2) % 3) + 1);
+  return whole.startsWith("8") || lead === "11" || lead === "18" ? "an" : "a";
+}
+
 /** How the model used a response's Retry-After, from the event it recorded right after the
  *  receipt (`next`: a wait, or the stop); empty while it has not decided yet. The page decides
  *  nothing here: it names the model's own wait source or stop cause. */
@@ -94,7 +103,8 @@ export function lastResponse(receipt, next) {
     missing: "unavailable: the response had no Retry-After, or it was hidden from this page (a cross-origin response that does not expose it)",
     invalid: "invalid",
   };
-  const delay = ra.delay_s === null ? "" : `, a ${delayFigure(ra.delay_s)}-second delay`;
+  const figure = ra.delay_s === null ? null : delayFigure(ra.delay_s);
+  const delay = figure === null ? "" : `, ${article(figure)} ${figure}-second delay`;
   const rl = receipt.ratelimit;
   const rlReading = rl && (rl.reset_s === null ? rl.kind : `${rl.kind}: the quota is restored in ${seconds(rl.reset_s)} s`);
   return {

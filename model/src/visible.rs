@@ -142,12 +142,15 @@ impl Action {
                 parts.push(no_retry.into());
                 parts.join(" ")
             }
-            StopCause::LateWake { woke, .. } => format!(
-                "The wait ended at {} s, too late to reserve a {}-second attempt before the {}-second deadline. {no_retry}",
-                tenths(*woke),
-                tenths(policy.attempt_cap),
-                tenths(policy.budget)
-            ),
+            StopCause::LateWake { woke, .. } => {
+                let cap = tenths(policy.attempt_cap);
+                format!(
+                    "The wait ended at {} s, too late to reserve {} {cap}-second attempt before the {}-second deadline. {no_retry}",
+                    tenths(*woke),
+                    article(&cap),
+                    tenths(policy.budget)
+                )
+            }
             StopCause::AttemptsExhausted { .. } => {
                 format!("{no_retry} Trying again starts a new budget.")
             }
@@ -190,7 +193,8 @@ fn requested(plan: &PlannedWait) -> Option<String> {
             "The service requested a delay longer than any budget.".into()
         }
         WaitSource::ServerSeconds | WaitSource::ServerDate => {
-            format!("The service requested a {}-second delay.", tenths(plan.delay))
+            let delay = tenths(plan.delay);
+            format!("The service requested {} {delay}-second delay.", article(&delay))
         }
         // Cross-origin, a Retry-After that is not exposed looks exactly like none.
         WaitSource::FallbackMissing => format!(
@@ -234,6 +238,21 @@ fn seconds(d: Duration) -> String {
     }
 }
 
+/// "a" or "an" before a figure, as it is read aloud: "an" where it begins with eight,
+/// eleven or eighteen (8, 80, 800, 8.5, 11, 18, 11,000, 18 million), "a" for every other.
+fn article(figure: &str) -> &'static str {
+    let whole = figure.split('.').next().unwrap_or_default();
+    // The digits before the first thousands separator, as the figure is read.
+    let lead = whole
+        .get(..(whole.len().max(1) - 1) % 3 + 1)
+        .unwrap_or_default();
+    if whole.starts_with('8') || lead == "11" || lead == "18" {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// A duration in seconds, rounded to a tenth, without a trailing ".0": "2", "2.5".
 pub(crate) fn tenths(d: Duration) -> String {
     let mut whole = d.as_secs();
@@ -273,6 +292,45 @@ mod tests {
         action.on_response_drawn(Duration::from_secs(1), response, draw);
         assert!(action.pending_wait().is_some(), "{:?}", action.visible());
         action.visible()
+    }
+
+    /// While an attempt runs, the screen says how much of the budget is left then: attempt 2,
+    /// started at 5 s after a 3 s wait, has 15 s of the 20.
+    #[test]
+    fn loading_says_the_budget_left_at_the_attempts_start() {
+        let (mut action, _) = Action::start(Policy::new()).expect("valid policy");
+        let response = Response {
+            status: 429,
+            retry_after: Some("3"),
+            ratelimit: None,
+            clock: ReceiptClock::Absent,
+        };
+        action.on_response(Duration::from_secs(2), response);
+        action.on_timer(Duration::from_secs(5));
+        assert_eq!(
+            action.visible(),
+            ["Loading: attempt 2 of 3. 15 s of the budget left."]
+        );
+    }
+
+    /// "an 8-second delay", "an 18-second delay", "a 3-second delay": the article goes by how
+    /// the figure is read aloud.
+    #[test]
+    fn a_figure_takes_the_article_it_is_read_with() {
+        for figure in [
+            "8", "8.5", "80", "81", "800", "8000", "11", "18", "11000", "18000000",
+        ] {
+            assert_eq!(article(figure), "an", "{figure}");
+        }
+        for figure in [
+            "0", "0.5", "1", "3", "110", "180", "1100", "1800", "111", "", "2.8",
+        ] {
+            assert_eq!(article(figure), "a", "{figure}");
+        }
+        assert_eq!(
+            waiting(Policy::new(), Some("8"), None, 0.0)[1],
+            "The service requested an 8-second delay."
+        );
     }
 
     #[test]
@@ -369,7 +427,7 @@ mod tests {
                 &[
                     "Stopped: retry budget cannot fit another request.",
                     "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
-                    "The service requested a 18-second delay. Attempt 2 could start at 20 s but might run until 24 s, past the 20-second budget. No retry was sent.",
+                    "The service requested an 18-second delay. Attempt 2 could start at 20 s but might run until 24 s, past the 20-second budget. No retry was sent.",
                 ],
             ),
             (

@@ -3,7 +3,7 @@
 // the page's own reading of the policy. Runs in Node: view.js touches the DOM only when asked.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { lastReceipt, lastResponse, listItems, runId } from "../../www/view.js";
+import { article, lastReceipt, lastResponse, listItems, runId } from "../../www/view.js";
 
 const receipt = (status, retry_after, extra = {}) => ({
   event: "receipt", at_s: 2, attempt: 1, status, retry_after, ...extra,
@@ -86,6 +86,17 @@ test("delays are exact whole seconds up to 2^53, then a magnitude", () => {
   // At most two decimals, without trailing zeros or a bare point.
   assert.equal(lastResponse(date(1.25)).reading, "an HTTP-date, a 1.25-second delay");
   assert.equal(lastResponse(date(2.001)).reading, "an HTTP-date, a 2-second delay");
+});
+
+test("a delay takes the article it is read aloud with", () => {
+  const date = (delay_s) => receipt(429, { raw: "x", kind: "date", delay_s });
+  assert.equal(lastResponse(date(8)).reading, "an HTTP-date, an 8-second delay");
+  assert.equal(lastResponse(date(18)).reading, "an HTTP-date, an 18-second delay");
+  assert.equal(lastResponse(date(11000)).reading, "an HTTP-date, an 11000-second delay");
+  assert.equal(lastResponse(date(8e20)).reading, "an HTTP-date, an 8.00e+20-second delay");
+  assert.equal(lastResponse(date(110)).reading, "an HTTP-date, a 110-second delay");
+  for (const f of ["8", "8.5", "80", "800", "8000", "11", "18", "11000", "18000000"]) assert.equal(article(f), "an", f);
+  for (const f of ["0", "0.5", "1", "3", "110", "180", "1100", "1800", "111", "", "2.8", "1.84e+19"]) assert.equal(article(f), "a", f);
 });
 
 test("the RateLimit field's reset is written as the step table writes seconds, zero included", () => {
