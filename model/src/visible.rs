@@ -241,12 +241,10 @@ fn seconds(d: Duration) -> String {
 /// "a" or "an" before a figure, as it is read aloud: "an" where it begins with eight,
 /// eleven or eighteen (8, 80, 800, 8.5, 11, 18, 11,000, 18 million), "a" for every other.
 fn article(figure: &str) -> &'static str {
-    let whole = figure.split('.').next().unwrap_or_default();
+    let whole = figure.bytes().take_while(u8::is_ascii_digit).count();
     // The digits before the first thousands separator, as the figure is read.
-    let lead = whole
-        .get(..(whole.len().max(1) - 1) % 3 + 1)
-        .unwrap_or_default();
-    if whole.starts_with('8') || lead == "11" || lead == "18" {
+    let lead = &figure.as_bytes()[..whole.min((whole + 2) % 3 + 1)];
+    if lead.first() == Some(&b'8') || lead == b"11" || lead == b"18" {
         "an"
     } else {
         "a"
