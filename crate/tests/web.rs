@@ -41,6 +41,14 @@ extern "C" {
     fn foreign_signals() -> Object;
     #[wasm_bindgen(js_name = oddFetches)]
     fn odd_fetches() -> Object;
+    #[wasm_bindgen(js_name = settlesWithin)]
+    fn settles_within(promise: &Promise, ms: f64) -> Promise;
+    #[wasm_bindgen(js_name = refusingSignal)]
+    fn refusing_signal() -> JsValue;
+    #[wasm_bindgen(js_name = rfc850DateFetch)]
+    fn rfc850_date_fetch() -> Function;
+    #[wasm_bindgen(js_name = unreadableNamedScenario)]
+    fn unreadable_named_scenario() -> JsValue;
     #[wasm_bindgen(js_name = openGate)]
     fn open_gate(name: &str);
     #[wasm_bindgen(js_name = describeError)]
@@ -209,6 +217,15 @@ fn options(policy: &Value, fetch: &ScriptedFetch, log: &UpdateLog) -> Object {
     set(&options, "policy", &to_js(policy));
     set(&options, "fetch", &fetch.fetch());
     set(&options, "onUpdate", &log.on_update());
+    options
+}
+
+/// The options for `fetchWithBudget` with `fetch` any function, sharing nothing.
+fn calling(policy: &Value, fetch: &JsValue) -> Object {
+    let options = Object::new();
+    set(&options, "share", &JsValue::from_str("none"));
+    set(&options, "policy", &to_js(policy));
+    set(&options, "fetch", fetch);
     options
 }
 
@@ -1552,6 +1569,14 @@ fn simulate_refuses_a_scenario_it_cannot_read_as_json() {
             }
         }
     }
+    // A scenario that has a name is named in what refuses it.
+    match retry_budget::simulate(unreadable_named_scenario()) {
+        Ok(report) => panic!("accepted: {}", to_json(&report)),
+        Err(e) => {
+            let text = message(e.into());
+            assert!(text.contains("\"named-one\""), "{text:?}");
+        }
+    }
     let report = model("after", &scaled(), &one_ok(), json!({}));
     assert_eq!(report["outcome"], "success", "{report}");
 }
@@ -1585,9 +1610,12 @@ async fn what_the_view_throws_is_reported_and_the_action_goes_on() {
 /// A response is read by what it has, not by its class: a Response of another realm and an
 /// object that only looks like one are read (a 429 honoured, a body returned); an object made
 /// from `Response.prototype`, whose getters throw, or one whose `status` throws, ends the
-/// action at once as `not_a_response`; a network error (`Response.error()`, status 0), an
-/// `AbortError` the driver did not cause and a promise whose `constructor` throws fail as
-/// `network`. None of them keeps an action alive or breaks the module.
+/// action at once as `not_a_response`, as do a status that is not a whole number, a response
+/// without `text` and headers whose `get` throws; a network error (`Response.error()`, status
+/// 0), an `AbortError` the driver did not cause, a promise whose `constructor` throws, a
+/// rejection with no name and a body that fails part way fail as `network`; a fetch that
+/// throws at once is named by its error; a status of 700 is a status, not retried. None of them
+/// keeps an action alive or breaks the module.
 #[wasm_bindgen_test]
 async fn a_response_is_read_by_what_it_has() {
     let fetches = odd_fetches();
@@ -1609,14 +1637,27 @@ async fn a_response_is_read_by_what_it_has() {
         ("networkError", "transport_error", json!("network"), 1),
         ("abortedFromBelow", "transport_error", json!("network"), 1),
         ("constructorThrows", "transport_error", json!("network"), 1),
+        ("rejectsNameless", "transport_error", json!("network"), 1),
+        ("throwsNamed", "transport_error", json!("SecurityError"), 1),
+        ("bodyFails", "transport_error", json!("network"), 1),
+        (
+            "fractionalStatus",
+            "transport_error",
+            json!("not_a_response"),
+            1,
+        ),
+        ("noText", "transport_error", json!("not_a_response"), 1),
+        (
+            "headersGetThrows",
+            "transport_error",
+            json!("not_a_response"),
+            1,
+        ),
+        ("status700", "not_retryable", json!(null), 1),
     ];
     for (name, outcome, error, attempts) in cases {
         let fetch = Reflect::get(&fetches, &name.into()).expect("a fetch");
-        let opts = Object::new();
-        set(&opts, "share", &JsValue::from_str("none"));
-        set(&opts, "policy", &to_js(&scaled()));
-        set(&opts, "fetch", &fetch);
-        let report = resolved(start("/palettes", &opts)).await;
+        let report = resolved(start("/palettes", &calling(&scaled(), &fetch))).await;
         assert_eq!(report["outcome"], outcome, "{name}: {report}");
         assert_eq!(report["cause"]["error"], error, "{name}: {report}");
         assert_eq!(report["attempts"], attempts, "{name}: {report}");
@@ -1686,6 +1727,8 @@ async fn ended_actions_leave_nothing_behind() {
         .expect_err("an aborted signal rejects");
     assert_eq!(error["is_error"], true, "{error}");
     assert_eq!(error["name"], "AbortError", "{error}");
+    let said = error["message"].as_str().unwrap_or_default();
+    assert!(said.contains("nothing was sent"), "{error}");
     // Its report is there all the same, and says nothing was sent.
     assert_eq!(error["report"]["outcome"], "user_left", "{error}");
     assert_eq!(error["report"]["attempts"], 0, "{error}");
@@ -1816,8 +1859,9 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
 
 /// Two blocks that reach an action at once are both heard, as the model hears each block: A
 /// and B are answered in the same task, with `Retry-After: 1` and `Retry-After: 2`, while C's
-/// request is in flight. C's trace has a `blocked` event for each (an inbox that kept only the
-/// latest end lost A's), and it succeeds when its response comes.
+/// request is in flight. C's trace has a `blocked` event for each, in the order they were
+/// announced (an inbox that kept only the latest end lost A's), and it succeeds when its
+/// response comes.
 #[wasm_bindgen_test]
 async fn blocks_that_arrive_together_are_each_heard() {
     let url = "http://together.invalid/palettes";
@@ -1843,13 +1887,13 @@ async fn blocks_that_arrive_together_are_each_heard() {
     }
     let c = &reports[2];
     assert_eq!(c["outcome"], "success", "{c}");
-    let mut until: Vec<f64> = events(c, "blocked")
+    let until: Vec<f64> = events(c, "blocked")
         .iter()
         .map(|b| num(&b["until_s"]))
         .collect();
     assert_eq!(until.len(), 2, "one `blocked` event for each block: {c}");
-    // A's block ends 1 s after its receipt and B's 2 s after, both at about 0.1 s on C's clock.
-    until.sort_by(f64::total_cmp);
+    // A's block ends 1 s after its receipt and B's 2 s after, both at about 0.1 s on C's clock;
+    // A was answered first, and C's trace has the blocks in the order they were announced.
     let received = (calls(&fetches[0])[0].settled_ms.expect("settled") - t0) / 1000.0;
     assert!(until[1] - until[0] > 0.9, "A's block and B's: {until:?}");
     assert!(
@@ -2675,5 +2719,182 @@ async fn a_last_attempt_announces_the_later_of_its_retry_after_and_its_ratelimit
     let waits = events(&report_b, "wait");
     assert_eq!(waits.len(), 1, "{report_b}");
     assert_eq!(waits[0]["source"], "origin_block", "{report_b}");
+    assert_clean();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timers, dates, signals and scopes at their edges
+// ---------------------------------------------------------------------------------------------
+
+/// Each wait takes one timer, armed for its whole delay rounded up to the millisecond, so that
+/// none fires before it is due and has to be armed again: three 429s asking no delay wait the
+/// 50 ms floor three times, with three `timer` events, each at or after its due time. The report
+/// and the last update carry the step table's seven rows (four attempts, three waits).
+#[wasm_bindgen_test]
+async fn each_wait_takes_one_timer_that_never_fires_early() {
+    let mut policy = scaled();
+    policy["max_attempts"] = json!(4);
+    let zero = json!({ "duration_s": 0.01, "status": 429, "headers": { "Retry-After": "0" } });
+    let done = json!({ "duration_s": 0.01, "status": 200, "body": list() });
+    let script = json!([zero, zero, zero, done]);
+    let fetch = ScriptedFetch::new(&script.to_string());
+    let log = UpdateLog::new();
+    let report = resolved(start("/palettes", &options(&policy, &fetch, &log))).await;
+    assert_eq!(report["outcome"], "success", "{report}");
+    let timers = events(&report, "timer");
+    assert_eq!(timers.len(), 3, "{report}");
+    for timer in timers {
+        assert!(num(&timer["at_s"]) >= num(&timer["due_s"]), "{timer}");
+    }
+    let rows = |value: &Value| value["steps"].as_array().map_or(0, Vec::len);
+    assert_eq!(rows(&report), 7, "{report}");
+    let last = updates(&log).pop().expect("updates");
+    assert_eq!(rows(&last.update), 7, "{}", last.update);
+    assert_clean();
+}
+
+/// A cap longer than `setTimeout` can hold (2^31 - 1 ms, about 24.8 days) is armed at that
+/// most, never past it (a browser reads a longer delay as none and fires at once, and the
+/// driver would arm it again and again).
+#[wasm_bindgen_test]
+async fn a_cap_longer_than_a_timer_can_hold_is_armed_at_the_most_it_takes() {
+    let fetch = ScriptedFetch::new(&json!([{ "hang": "headers" }]).to_string());
+    let leave = AbortController::new().expect("AbortController");
+    let policy = json!({ "budget_s": 3_000_000, "max_attempts": 1, "attempt_cap_s": 2_500_000 });
+    let opts = options(&policy, &fetch, &UpdateLog::new());
+    set(&opts, "signal", &leave.signal());
+    let log = TimerLog::new();
+    let run = start("/palettes", &opts);
+    sleep(300.0).await;
+    leave.abort();
+    left(run).await;
+    log.stop();
+    let requested: Vec<f64> = serde_json::from_str(&log.requested_json()).expect("delays");
+    assert!(
+        requested.len() < 5,
+        "{} timers: {requested:?}",
+        requested.len()
+    );
+    assert!(
+        requested.contains(&2_147_483_647.0)
+            && requested
+                .iter()
+                .all(|ms| (0.0..=2_147_483_647.0).contains(ms)),
+        "{requested:?}"
+    );
+    assert_clean();
+}
+
+/// A `Date` in the obsolete RFC 850 form (a two-digit year) is read in this century, as a
+/// recipient must: a `Retry-After` date one second after it is a server delay of 1 s, and the
+/// retry succeeds (read as 1926, the date would be no clock at all, and the action would stop).
+#[wasm_bindgen_test]
+async fn an_rfc850_date_header_is_read_in_this_century() {
+    let mut policy = scaled();
+    policy["budget_s"] = json!(4);
+    let report = resolved(start("/palettes", &calling(&policy, &rfc850_date_fetch()))).await;
+    assert_eq!(report["outcome"], "success", "{report}");
+    assert_eq!(report["attempts"], 2, "{report}");
+    assert_eq!(
+        events(&report, "wait")[0]["source"],
+        "server_date",
+        "{report}"
+    );
+    assert_clean();
+}
+
+/// A signal the module cannot listen to (its `addEventListener` throws) could never stop the
+/// action, so the action ends at the call as a screen that let go, having sent nothing.
+#[wasm_bindgen_test]
+async fn a_signal_that_refuses_a_listener_ends_the_action_unsent() {
+    let fetch = ScriptedFetch::new(&one_ok().to_string());
+    let opts = options(&scaled(), &fetch, &UpdateLog::new());
+    set(&opts, "signal", &refusing_signal());
+    let error = settle(start("/palettes", &opts))
+        .await
+        .expect_err("the action rejects");
+    assert_eq!(error["name"], "AbortError", "{error}");
+    assert_eq!(fetch.count(), 0, "nothing was sent");
+    assert_clean();
+}
+
+/// A relative URL is limited under the page's own origin, as an absolute URL of that origin
+/// is: the last attempt's 429 on "/relative-scope" blocks the page's origin for 1 s.
+#[wasm_bindgen_test]
+async fn a_relative_url_is_limited_under_the_pages_origin() {
+    let mut policy = scaled();
+    policy["max_attempts"] = json!(1);
+    let script = json!([{ "duration_s": 0.01, "status": 429, "headers": { "Retry-After": "1" } }]);
+    let fetch = ScriptedFetch::new(&script.to_string());
+    let opts = sharing("page", &policy, &fetch, &UpdateLog::new());
+    let report = resolved(start("/relative-scope", &opts)).await;
+    assert_eq!(report["outcome"], "attempts_exhausted", "{report}");
+    let location = Reflect::get(&js_sys::global(), &"location".into()).expect("location");
+    let origin = Reflect::get(&location, &"origin".into()).expect("origin");
+    let limits = to_json(&retry_budget::rate_limits());
+    assert!(
+        (limits.as_array().expect("a list").iter()).any(|l| l["scope"] == to_json(&origin)),
+        "{limits} names {origin:?}"
+    );
+    assert_clean();
+}
+
+/// `isAbortError` is true of the module's own abort errors only: not of a `DOMException` named
+/// `AbortError` (a plain `fetch` aborted by the app), nor of a plain object dressed as one.
+#[wasm_bindgen_test]
+fn only_the_modules_own_abort_errors_are_abort_errors() {
+    let dom = js_sys::eval("new DOMException('x', 'AbortError')").expect("a DOMException");
+    assert!(!retry_budget::is_abort_error(&dom));
+    let plain = js_sys::eval("({ name: 'AbortError', report: {} })").expect("an object");
+    assert!(!retry_budget::is_abort_error(&plain));
+}
+
+/// A block another tab announces reaches a waiting action when it is announced, not when the
+/// action's own timer next fires: A waits out `Retry-After: 20` under a 30 s budget; another tab
+/// then blocks the origin for 40 s, which A's budget cannot fit, so A stops then.
+#[wasm_bindgen_test]
+async fn a_waiting_action_hears_another_tabs_block_when_it_is_announced() {
+    let url = "http://wakes.invalid/palettes";
+    let script = json!([
+        { "duration_s": 0.01, "status": 429, "headers": { "Retry-After": "20" } },
+        { "duration_s": 0.01, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&script.to_string());
+    let policy = json!({
+        "budget_s": 30, "max_attempts": 2, "attempt_cap_s": 1,
+        "min_wait_s": 0.05, "fallback_base_s": 0.1
+    });
+    let (leave, log, tab) = (
+        AbortController::new().expect("ctl"),
+        UpdateLog::new(),
+        OtherTab::new(),
+    );
+    let opts = sharing("tabs", &policy, &fetch, &log);
+    set(&opts, "signal", &leave.signal());
+    let run = start(url, &opts);
+    told(&log, "wait").await;
+    tab.announce("http://wakes.invalid", 40_000.0);
+    let prompt = JsFuture::from(settles_within(&run, 5_000.0))
+        .await
+        .expect("a race");
+    if prompt != JsValue::TRUE {
+        leave.abort();
+    }
+    let report = settle(run)
+        .await
+        .unwrap_or_else(|error| error["report"].clone());
+    tab.close();
+    assert_eq!(prompt, JsValue::TRUE, "A went on waiting: {report}");
+    assert_eq!(report["cause"]["kind"], "origin_blocked", "{report}");
+    assert_clean();
+}
+
+/// A body that is not JSON comes back as its text, not as `null`.
+#[wasm_bindgen_test]
+async fn a_body_that_is_not_json_comes_back_as_its_text() {
+    let fetch = Reflect::get(&odd_fetches(), &"plainText".into()).expect("a fetch");
+    let report = resolved(start("/palettes", &calling(&scaled(), &fetch))).await;
+    assert_eq!(report["outcome"], "success", "{report}");
+    assert_eq!(report["body"], "plain words", "{report}");
     assert_clean();
 }

@@ -411,7 +411,66 @@ export function oddFetches() {
       Object.defineProperty(sent, "constructor", { get() { throw new TypeError("boom"); } });
       return sent;
     },
+    // A fetch that rejects with what is not an Error: a string has no name.
+    rejectsNameless: () => Promise.reject("offline"),
+    // A fetch that throws before it returns a promise, with an error of its own name.
+    throwsNamed: () => {
+      const error = new Error("blocked by policy");
+      error.name = "SecurityError";
+      throw error;
+    },
+    fractionalStatus: async () => ({ status: 200.5, headers: { get: () => null }, text: async () => list }),
+    // A status HTTP does not define is still a status: not retried, not a broken response.
+    status700: async () => ({ status: 700, headers: { get: () => null }, text: async () => list }),
+    noText: async () => ({ status: 200, headers: { get: () => null } }),
+    headersGetThrows: async () => ({
+      status: 200,
+      headers: { get: () => { throw new Error("boom"); } },
+      text: async () => list,
+    }),
+    // The body fails part way, as a reset connection's does.
+    bodyFails: async () => ({ status: 200, headers: new Headers(), text: () => Promise.reject(new TypeError("reset")) }),
+    plainText: async () => new Response("plain words", { status: 200 }),
   };
+}
+
+/** Whether `promise` settles within `ms` milliseconds. */
+export function settlesWithin(promise, ms) {
+  return Promise.race([
+    promise.then(() => true, () => true),
+    new Promise((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
+}
+
+/** A signal whose `addEventListener` throws: the module cannot hear it abort. */
+export function refusingSignal() {
+  return { aborted: false, addEventListener() { throw new Error("no listeners here"); }, removeEventListener() {} };
+}
+
+/**
+ * A fetch whose 429 carries a `Date` in the obsolete RFC 850 form (a two-digit year), and a
+ * `Retry-After` one second after it as an IMF-fixdate; then a 200.
+ */
+export function rfc850DateFetch() {
+  let calls = 0;
+  return async () => {
+    if (calls++ > 0) return new Response("[]", { status: 200 });
+    const second = Math.floor(Date.now() / 1000) * 1000;
+    const d = new Date(second);
+    const days = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+    const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+    const two = (x) => String(x).padStart(2, "0");
+    const date = `${days[d.getUTCDay()]}, ${two(d.getUTCDate())}-${months[d.getUTCMonth()]}-`
+      + `${two(d.getUTCFullYear() % 100)} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:`
+      + `${two(d.getUTCSeconds())} GMT`;
+    const retryAfter = new Date(second + 1000).toUTCString();
+    return new Response("", { status: 429, headers: { Date: date, "Retry-After": retryAfter } });
+  };
+}
+
+/** A scenario named "named-one" whose responses cannot be read. */
+export function unreadableNamedScenario() {
+  return { name: "named-one", get responses() { throw new Error("boom"); } };
 }
 
 /**
