@@ -5,7 +5,7 @@
 //! what they know, and hear a block that another tab announces while it waits.
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Object, Reflect};
+use js_sys::Object;
 use serde_json::{json, Value};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -14,20 +14,7 @@ use wasm_bindgen_test::*;
 wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
-use support::{now_ms, sleep_promise, OtherTab, ScriptedFetch};
-
-fn set(object: &Object, key: &str, value: &JsValue) {
-    Reflect::set(object, &JsValue::from_str(key), value).expect("settable");
-}
-
-async fn sleep(ms: f64) {
-    JsFuture::from(sleep_promise(ms)).await.expect("sleep");
-}
-
-fn to_json(value: &JsValue) -> Value {
-    let text: String = js_sys::JSON::stringify(value).expect("JSON").into();
-    serde_json::from_str(&text).expect("valid JSON")
-}
+use support::{now_ms, set, sleep, to_json, OtherTab, ScriptedFetch};
 
 /// When each call of `fetch` started, in `performance.now()` milliseconds.
 fn starts_ms(fetch: &ScriptedFetch) -> Vec<f64> {

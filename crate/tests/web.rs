@@ -25,7 +25,7 @@ use web_sys::{AbortController, AbortSignal};
 wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
-use support::{now_ms, sleep_promise, OtherTab, ScriptedFetch};
+use support::{now_ms, set, sleep, to_json, OtherTab, ScriptedFetch};
 
 #[wasm_bindgen(module = "/tests/web_support.js")]
 extern "C" {
@@ -164,12 +164,6 @@ struct Shifted {
     at_ms: f64,
 }
 
-async fn sleep(ms: f64) {
-    JsFuture::from(sleep_promise(ms))
-        .await
-        .expect("sleep resolves");
-}
-
 /// Until the view has been told of an event of `kind`: a test waits for the step it needs, not
 /// for a time it guesses the step takes.
 async fn told(log: &UpdateLog, kind: &str) {
@@ -185,13 +179,6 @@ async fn call_settled(fetch: &ScriptedFetch, index: u32) {
         .expect("the call settles");
 }
 
-fn to_json(value: &JsValue) -> Value {
-    let text: String = js_sys::JSON::stringify(value)
-        .expect("serialisable value")
-        .into();
-    serde_json::from_str(&text).expect("valid JSON")
-}
-
 fn to_js(value: &Value) -> JsValue {
     js_sys::JSON::parse(&value.to_string()).expect("valid JSON")
 }
@@ -202,10 +189,6 @@ fn calls(fetch: &ScriptedFetch) -> Vec<Call> {
 
 fn updates(log: &UpdateLog) -> Vec<Update> {
     serde_json::from_str(&log.updates_json()).expect("updates")
-}
-
-fn set(object: &Object, key: &str, value: &JsValue) {
-    Reflect::set(object, &JsValue::from_str(key), value).expect("settable");
 }
 
 /// The options object for `fetchWithBudget`. The tests run side by side in one page against

@@ -1,8 +1,10 @@
-//! The parts of `web_support.js` that more than one browser suite uses: the clock, a pause,
-//! another tab's end of the channel, and the scripted fetch.
+//! What more than one browser suite uses: the parts of `web_support.js` (the clock, a pause,
+//! another tab's end of the channel, the scripted fetch) and the helpers around them.
 
-use js_sys::{Function, Promise};
+use js_sys::{Function, Object, Promise, Reflect};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 #[wasm_bindgen(module = "/tests/web_support.js")]
 extern "C" {
@@ -38,4 +40,24 @@ extern "C" {
     pub fn count(this: &ScriptedFetch) -> u32;
     #[wasm_bindgen(method, js_name = whenSettled)]
     pub fn when_settled(this: &ScriptedFetch, index: u32) -> Promise;
+}
+
+/// A pause of `ms` milliseconds.
+pub async fn sleep(ms: f64) {
+    JsFuture::from(sleep_promise(ms))
+        .await
+        .expect("sleep resolves");
+}
+
+/// A JavaScript value as the JSON value it serialises to.
+pub fn to_json(value: &JsValue) -> Value {
+    let text: String = js_sys::JSON::stringify(value)
+        .expect("serialisable value")
+        .into();
+    serde_json::from_str(&text).expect("valid JSON")
+}
+
+/// Sets `object[key]`.
+pub fn set(object: &Object, key: &str, value: &JsValue) {
+    Reflect::set(object, &JsValue::from_str(key), value).expect("settable");
 }
