@@ -1,7 +1,9 @@
 //! The page's Fleet view (`#/fleet`) in headless Chromium and Firefox: the simulation the page
 //! runs with the full build's `simulateFleet` gives the figures the `fleet` library gives
 //! natively for the same inputs and seed, every cell of the table and every point of every
-//! line, exactly; the chart has one line per policy and a legend; a bad input is named, not
+//! line, exactly; each row of the table is labelled with the figure it shows and writes it as
+//! the reader reads it; the chart has one line per policy and a legend with the limiter's
+//! capacity, and its logarithmic scale redraws the y axis in decades; a bad input is named, not
 //! run; and through a run of a million widgets the page keeps responding: the run is in a
 //! worker, and a timer and a click on the page are handled while it still runs. Screenshots of
 //! the view at a desktop width and at 360 px go to `target/e2e-artifacts/`.
@@ -158,6 +160,144 @@ fn check_against_native(page: &Value, native: &Value) {
     );
 }
 
+/// The table's rows as a reader sees them: each row's label, the figure it must show (a path
+/// in a policy's native JSON) and how the page writes it. Written here from the figures' meaning,
+/// not read from the page: a row that shows another figure, or writes one against the wrong
+/// total, fails.
+const ROWS: [(&str, &str, Written); 11] = [
+    ("requests received", "requests", Written::Plain),
+    ("peak requests / s", "peak_per_s", Written::Plain),
+    ("answered 429", "share_429", Written::Percent),
+    ("actions with data", "with_data", Written::OfActions),
+    ("time to data p50", "time_to_data_s.p50", Written::Seconds),
+    ("time to data p95", "time_to_data_s.p95", Written::Seconds),
+    ("time to data max", "time_to_data_s.max", Written::Seconds),
+    (
+        "longest wait for outcome",
+        "longest_wait_for_outcome_s",
+        Written::Seconds,
+    ),
+    (
+        "requests / action mean",
+        "requests_per_action.mean",
+        Written::TwoPlaces,
+    ),
+    (
+        "requests / action max",
+        "requests_per_action.max",
+        Written::Plain,
+    ),
+    (
+        "requests after outcome",
+        "requests_after_outcome",
+        Written::Plain,
+    ),
+];
+
+/// How a figure is written in its cell.
+#[derive(Clone, Copy)]
+enum Written {
+    /// As it is: `3366`.
+    Plain,
+    /// A share as a percentage to one place: `92.7%`.
+    Percent,
+    /// A count of the policy's actions: `240 / 1200`.
+    OfActions,
+    /// Seconds to two places: `1.93 s`.
+    Seconds,
+    /// Two places: `2.81`.
+    TwoPlaces,
+}
+
+impl Written {
+    fn write(self, value: f64, policy: &Value) -> String {
+        match self {
+            Written::Plain => format!("{value}"),
+            Written::Percent => format!("{:.1}%", value * 100.0),
+            Written::OfActions => format!("{value} / {}", policy["actions"]),
+            Written::Seconds => format!("{value:.2} s"),
+            Written::TwoPlaces => format!("{value:.2}"),
+        }
+    }
+}
+
+/// Every row of the table says what it shows: its label, in the order above, over one cell per
+/// policy whose text is that figure of that policy, written as above.
+async fn check_rows(client: &Client, native: &Value) {
+    let rows = js(
+        client,
+        "return [...document.querySelectorAll('#fleet-table tbody tr')].map((tr) => ({
+           label: tr.querySelector('th').textContent,
+           cells: [...tr.querySelectorAll('td')].map((td) => td.textContent),
+         }));",
+    )
+    .await;
+    let rows = rows.as_array().expect("rows");
+    let policies = native["policies"].as_array().expect("policies");
+    assert_eq!(rows.len(), ROWS.len(), "one row per figure: {rows:?}");
+    for (row, (label, path, written)) in rows.iter().zip(ROWS) {
+        assert_eq!(row["label"], label, "{row}");
+        let expected: Vec<String> = policies
+            .iter()
+            .map(|p| {
+                let value = figure(p, path).as_f64().expect("a number");
+                written.write(value, p)
+            })
+            .collect();
+        assert_eq!(row["cells"], json!(expected), "the row {label}");
+    }
+}
+
+/// The y axis's tick labels and its title.
+async fn y_axis(client: &Client) -> Value {
+    js(
+        client,
+        "const svg = document.querySelector('#fleet-chart svg');
+         return {
+           ticks: [...svg.querySelectorAll('text.tick[text-anchor=end]')].map((t) => t.textContent),
+           title: [...svg.querySelectorAll('text.axis-label')].map((t) => t.textContent).join(' | '),
+         };",
+    )
+    .await
+}
+
+/// The logarithmic scale box redraws the chart: ticked (as the view starts), the y axis counts
+/// decades from 1 and says so; unticked, it is linear from 0. Each state is checked, then the
+/// box is clicked: after two clicks it is as it was. The figures drawn stay the native ones.
+async fn check_log_scale(client: &Client, native: &Value) {
+    for _ in 0..2 {
+        let log = js(
+            client,
+            "return document.getElementById('fleet-log').checked",
+        )
+        .await;
+        let axis = y_axis(client).await;
+        let ticks: Vec<&str> = axis["ticks"]
+            .as_array()
+            .expect("ticks")
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        let title = axis["title"].as_str().unwrap_or_default();
+        if log == json!(true) {
+            // The peak here is over 1,000 requests a second: at least four decades.
+            let decades = ["1", "10", "100", "1k", "10k", "100k", "1M"];
+            assert!(ticks.len() >= 4, "{axis}");
+            assert_eq!(ticks, decades[..ticks.len()], "{axis}");
+            assert!(title.contains("(log)"), "{axis}");
+        } else {
+            assert_eq!(
+                ticks.first(),
+                Some(&"0"),
+                "a linear axis starts at 0: {axis}"
+            );
+            assert!(!title.contains("(log)"), "{axis}");
+        }
+        check_against_native(&shown(client).await, native);
+        click(client, "fleet-log").await.expect("the log scale box");
+    }
+}
+
 /// Opens the Fleet view and waits for its first run (the defaults) to end.
 async fn open_fleet(client: &Client, base: &str) {
     open_ready(client, &format!("{base}/#/fleet")).await;
@@ -191,6 +331,15 @@ async fn fleet_view(browser: Browser) {
     let native = native();
     println!("{} fleet view: {status}", browser.name());
     check_against_native(&page, &native);
+    check_rows(client, &native).await;
+    // A window of 60 requests per 2 s lets 30 a second through.
+    assert_eq!(
+        page["legend"].as_array().and_then(|l| l.last()),
+        Some(&json!("the limiter's capacity, 30 requests / s")),
+        "{}",
+        page["legend"]
+    );
+    check_log_scale(client, &native).await;
     screenshot(client, browser, "fleet").await;
 
     client
