@@ -25,8 +25,14 @@
 //! - `reload_*`: a reload during a `"tabs"` block still waits for it; during a `"page"` block
 //!   it does not.
 //! - `dashboard_*`: the Dashboard screen of the page: its search widget's block (a scope of its
-//!   own) never holds back the palettes, coast's does hold back forest, and the Rate limits
-//!   panel lists both scopes; screenshots under `target/e2e-artifacts/`.
+//!   own) never holds back the palettes, coast's does hold back forest, the Rate limits panel
+//!   lists both scopes, and its screen-reader line announces each change of the limits in force
+//!   once; screenshots under `target/e2e-artifacts/`.
+//! - `dashboard_left_*`: leaving the Dashboard ends its widgets in the model's words.
+//! - `dashboard_again_*`: Load dashboard pressed again while widgets run: no old run's abort
+//!   report ever reaches a widget the new run owns.
+//! - `dashboard_markup_*`: a widget's Last response fields show a header carrying markup as
+//!   text.
 
 use std::time::{Duration, Instant};
 
@@ -922,6 +928,62 @@ async fn record_panels(client: &Client) {
     .await;
 }
 
+/// Records every announcement of the Rate limits panel's screen-reader line
+/// (`#rate-limits-said`), in `window.__said`: its text now, then each text it is given.
+async fn record_said(client: &Client) {
+    js(
+        client,
+        "const said = document.getElementById('rate-limits-said');
+         window.__said = [said.textContent];
+         new MutationObserver((records) => {
+           for (const r of records) {
+             if (r.type === 'characterData') window.__said.push(r.target.data);
+             for (const n of r.addedNodes) window.__said.push(n.textContent);
+           }
+         }).observe(said, { childList: true, characterData: true, subtree: true });",
+    )
+    .await;
+}
+
+/// The screen-reader line's announcements (`recorded`, from [`record_said`]): it said the
+/// limits in force in the page's words, once with both scopes (`base`, the origin's, and
+/// `search`), each change once (never the same words twice in a row, as a tick that changed
+/// nothing would), and it ended with the words for none.
+fn check_said(recorded: &Value, base: &str) {
+    const NONE: &str = "No rate limit in force.";
+    const SOME: &str = "Rate limits in force: ";
+    let said: Vec<&str> = recorded
+        .as_array()
+        .expect("the recorded announcements")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let scopes_of = |line: &str| -> Option<Vec<String>> {
+        let listed = line.strip_prefix(SOME)?.strip_suffix('.')?;
+        let mut scopes: Vec<String> = listed.split(", ").map(str::to_owned).collect();
+        scopes.sort();
+        Some(scopes)
+    };
+    let mut both = vec![base.to_owned(), "search".to_owned()];
+    both.sort();
+    assert!(
+        said.iter()
+            .any(|line| scopes_of(line).as_ref() == Some(&both)),
+        "the screen-reader line never announced both limits in force: {said:?}"
+    );
+    for line in &said[1..] {
+        assert!(
+            *line == NONE || scopes_of(line).is_some_and(|s| s.iter().all(|x| both.contains(x))),
+            "an announcement not in the panel's words: {line:?} in {said:?}"
+        );
+    }
+    assert!(
+        said.windows(2).all(|pair| pair[0] != pair[1]),
+        "the same announcement twice in a row: {said:?}"
+    );
+    assert_eq!(said.last(), Some(&NONE), "{said:?}");
+}
+
 /// The Dashboard's widgets by the server's log: coast's Retry-After holds back forest, the
 /// search widget's block holds back neither palette, and the search widget waits what its
 /// RateLimit field said. `panel` is the recorded Rate limits panel that listed both scopes.
@@ -972,6 +1034,7 @@ async fn dashboard(browser: Browser) {
         .await
         .expect("the window resizes");
     record_panels(client).await;
+    record_said(client).await;
     click(client, "dash-load").await.expect("Load dashboard");
     // Both limits at once: the origin's (coast's Retry-After) and the search scope's (its
     // RateLimit field). The screenshot is taken as soon as the panel lists both.
@@ -1000,6 +1063,14 @@ async fn dashboard(browser: Browser) {
     assert!(panel.is_string(), "no recorded panel lists both scopes");
     let after = "return document.getElementById('rate-limits').innerText.includes('No rate limit')";
     assert!(wait_until(client, after, Duration::from_secs(20)).await);
+    // The panel and its screen-reader line are written in one step: once the panel says no
+    // limit is in force, the line has been given its last words.
+    let said = js(client, "return window.__said").await;
+    println!(
+        "{} dashboard: the screen-reader line said {said}",
+        browser.name()
+    );
+    check_said(&said, &server.base);
     session.close().await;
 }
 
@@ -1070,3 +1141,223 @@ async fn dashboard_left(browser: Browser) {
 }
 
 browser_tests!(dashboard_left: dashboard_left_chromium, dashboard_left_firefox);
+
+/// Presses Load dashboard by script, in the task that first installs a recorder on every
+/// widget, so that all it records comes after the press: for each widget (by collection),
+/// `window.__after[c]` holds the `oldValue` of each change of its `data-outcome`, in order (the
+/// values it held before each change; with its value now, every value it took), and every line
+/// its state was given. Returns each widget's run, outcome and state text just before the press.
+async fn press_again_recorded(client: &Client) -> Value {
+    js(
+        client,
+        "const before = {};
+         window.__after = {};
+         for (const w of document.querySelectorAll('[data-collection]')) {
+           const c = w.dataset.collection;
+           const state = w.querySelector('.widget-state');
+           before[c] = { run: w.dataset.run, outcome: w.dataset.outcome, state: state.innerText };
+           const after = (window.__after[c] = { outcomes_before: [], lines: [] });
+           const observer = new MutationObserver((records) => {
+             for (const r of records) {
+               if (r.type === 'attributes') after.outcomes_before.push(r.oldValue);
+               for (const n of r.addedNodes) after.lines.push(n.textContent);
+             }
+           });
+           observer.observe(w, {
+             attributes: true, attributeFilter: ['data-outcome'], attributeOldValue: true,
+           });
+           observer.observe(state, { childList: true });
+         }
+         document.getElementById('dash-load').click();
+         return before;",
+    )
+    .await
+}
+
+/// Every value a widget's `data-outcome` took after the press, from its recorded `oldValue`s
+/// (the first is the value the press found) and its value now.
+fn outcomes_taken(recorded: &Value, now: &Value) -> Vec<Value> {
+    let before = recorded["outcomes_before"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    before.into_iter().skip(1).chain([now.clone()]).collect()
+}
+
+/// Load dashboard pressed again while the widgets run (coast waits on its 429): each widget's
+/// new action claims the widget's screen, which ends the old one with an abort report. That
+/// report belongs to a run the widget no longer shows: from the press on, no widget is ever
+/// told "Stopped…" or `user_left`, and each ends with its new run's outcome. The old coast run
+/// was stopped indeed: past the new run's end (which waited for the same block and then for a
+/// 429 of its own), the server still has only its first request.
+async fn dashboard_again(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    let coast = "document.querySelector('[data-collection=coast]')";
+    let waiting =
+        format!("return {coast}.querySelector('.widget-state').innerText.startsWith('Waiting')");
+    assert!(
+        wait_until(client, &waiting, ACTION_LIMIT).await,
+        "the coast widget never waited"
+    );
+    let before = press_again_recorded(client).await;
+    let done = format!(
+        "const before = {before};
+         return [...document.querySelectorAll('[data-collection]')].every((w) =>
+           w.dataset.run !== before[w.dataset.collection].run && w.dataset.outcome === 'success')"
+    );
+    let ended = wait_until(client, &done, ACTION_LIMIT).await;
+    let after = js(client, "return window.__after").await;
+    let state = widgets(client).await;
+    println!(
+        "{} dashboard pressed again: before the press {before}; recorded after it {after}; \
+         widgets now {state}",
+        browser.name()
+    );
+    // The old coast run was running at the press (waiting for its retry): there was a run to
+    // stop.
+    assert_eq!(before["coast"]["outcome"], "", "{before}");
+    assert!(
+        before["coast"]["state"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("Waiting")),
+        "{before}"
+    );
+    for c in ["coast", "forest", "desert", "search"] {
+        let lines = after[c]["lines"].as_array().cloned().unwrap_or_default();
+        assert!(
+            !lines
+                .iter()
+                .any(|l| l.as_str().is_some_and(|l| l.starts_with("Stopped"))),
+            "{c}: an old run's abort report was shown after the press: {lines:?}"
+        );
+        let taken = outcomes_taken(&after[c], &state[c]["outcome"]);
+        assert!(
+            !taken.contains(&json!("user_left")),
+            "{c}: an old run's outcome was set after the press: {taken:?}"
+        );
+    }
+    assert!(
+        ended,
+        "the widgets did not all end with a new run's success: {state}"
+    );
+    let old_coast = before["coast"]["run"].as_str().expect("the old coast run");
+    let new_coast = state["coast"]["run"].as_str().expect("the new coast run");
+    let new_log = run_log(&server.base, new_coast).await;
+    assert_eq!(
+        new_log.last().map(|e| &e["status"]),
+        Some(&json!(200)),
+        "{new_log:?}"
+    );
+    let old_log = run_log(&server.base, old_coast).await;
+    assert_eq!(old_log.len(), 1, "the old coast run went on: {old_log:?}");
+    session.close().await;
+}
+
+browser_tests!(dashboard_again: dashboard_again_chromium, dashboard_again_firefox);
+
+/// The `Retry-After` of each response of the `hostile-display` scenario (markup), as written
+/// in its fixture file.
+fn hostile_retry_afters() -> [String; 2] {
+    let path = e2e::root().join("fixtures/hostile-servers.json");
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture file"))
+            .expect("JSON");
+    let scenario = doc["scenarios"]
+        .as_array()
+        .and_then(|all| all.iter().find(|s| s["name"] == "hostile-display"))
+        .expect("the hostile-display scenario");
+    let retry_after = |k: usize| {
+        scenario["responses"][k]["headers"]["Retry-After"]
+            .as_str()
+            .expect("a Retry-After")
+            .to_owned()
+    };
+    [retry_after(0), retry_after(1)]
+}
+
+/// A widget's Last response fields are text, never markup. No dashboard scenario carries
+/// markup, and the widgets name their scenarios themselves, so the page's `fetch` is wrapped
+/// to ask for the fixture server's `hostile-display` scenario (a `Retry-After` of markup in
+/// each response) where the coast widget asks for `dashboard-coast`; the server answers as
+/// scripted. From the press on, the coast widget's fields are recorded: no element is ever
+/// added to them, the first `Retry-After` was shown as its literal text while the widget
+/// waited, and the last one is shown so at the end.
+async fn dashboard_markup(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let client = &session.client;
+    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
+    let title = js(client, "return document.title").await;
+    js(
+        client,
+        "const fetch = window.fetch;
+         window.fetch = (url, init) => fetch.call(window,
+           typeof url === 'string'
+             ? url.replace('scenario=dashboard-coast&', 'scenario=hostile-display&')
+             : url,
+           init);
+         const fields = document.querySelector('[data-collection=coast] dl');
+         window.__fields = { elements: [], raws: [] };
+         const raw = fields.querySelectorAll('dd')[1];
+         new MutationObserver((records) => {
+           for (const r of records) {
+             for (const n of r.addedNodes) {
+               if (n.nodeType === Node.ELEMENT_NODE) window.__fields.elements.push(n.outerHTML);
+             }
+             if (r.target === raw) window.__fields.raws.push(raw.textContent);
+           }
+         }).observe(fields, { childList: true, characterData: true, subtree: true });",
+    )
+    .await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    let coast = "document.querySelector('[data-collection=coast]')";
+    let ended = wait_until(
+        client,
+        &format!("return !!{coast}.dataset.outcome"),
+        ACTION_LIMIT,
+    )
+    .await;
+    let recorded = js(client, "return window.__fields").await;
+    let now = js(
+        client,
+        &format!(
+            "return {{ outcome: {coast}.dataset.outcome, run: {coast}.dataset.run,
+                       raw: {coast}.querySelectorAll('dl dd')[1].textContent,
+                       title: document.title }}"
+        ),
+    )
+    .await;
+    println!(
+        "{} dashboard markup: coast widget now {now}; recorded {recorded}",
+        browser.name()
+    );
+    assert!(ended, "the coast widget did not end");
+    let run = now["run"].as_str().expect("the coast run");
+    let log = run_log(&server.base, run).await;
+    assert!(
+        !log.is_empty() && log.iter().all(|e| e["scenario"] == "hostile-display"),
+        "the coast widget did not play hostile-display: {log:?}"
+    );
+    assert_eq!(
+        recorded["elements"],
+        json!([]),
+        "markup became elements in the Last response fields"
+    );
+    let [first, last] =
+        hostile_retry_afters().map(|raw| json!(serde_json::to_string(&raw).unwrap()));
+    assert!(
+        recorded["raws"]
+            .as_array()
+            .is_some_and(|raws| raws.contains(&first)),
+        "the first Retry-After was never shown as the text {first}: {recorded}"
+    );
+    assert_eq!(now["raw"], last, "{now}");
+    assert_eq!(now["title"], title, "a payload changed the title");
+    session.close().await;
+}
+
+browser_tests!(dashboard_markup: dashboard_markup_chromium, dashboard_markup_firefox);
