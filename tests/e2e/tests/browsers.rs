@@ -4,8 +4,10 @@
 //! driver, and is checked against the pure model: the outcome, the attempts the server
 //! saw, the last status on the page, and the attempt starts in the server's log. Leaving the
 //! screen (by navigation and by route change, during a wait and during a request) must leave no
-//! later request in the log. A screenshot of every final state is saved under
-//! `target/e2e-artifacts/`.
+//! later request in the log; a route change to any other screen (About, Dashboard, Fleet) ends
+//! the action as a departure the screen still shows on return. A second press of Load while a
+//! run waits hands the screen to the new run: the old run's abort report never reaches it. A
+//! screenshot of every final state is saved under `target/e2e-artifacts/`.
 //!
 //! A response scripted to land exactly on its cap is checked as the cap aborting it (see
 //! `live_form`). A scenario whose user leaves at the very moment a response arrives has no such
@@ -34,7 +36,7 @@ use serde_json::Value;
 
 use e2e::{
     click, fixture_scenarios, js, live_form, number, open_page, plays_live, run_log, run_log_once,
-    screenshot, session, start_action, start_server, wait_until, Browser,
+    screenshot, session, start_action, start_server, text_of, wait_until, Browser,
 };
 
 /// How much later than its earliest moment an attempt may reach the server: one wait's timer,
@@ -259,7 +261,48 @@ fn ms(d: Duration) -> f64 {
 
 enum Leave {
     Navigation,
-    RouteChange,
+    RouteChange(Route),
+}
+
+/// A screen of the page other than the palettes, and how the user goes there.
+#[derive(Clone, Copy)]
+enum Route {
+    /// The palette screen's own "leave" button, which sets `#/about`.
+    About,
+    /// The Dashboard link of the page's navigation.
+    Dashboard,
+    /// The Fleet link of the page's navigation.
+    Fleet,
+}
+
+impl Route {
+    /// The location's hash on that screen.
+    fn hash(self) -> &'static str {
+        match self {
+            Route::About => "#/about",
+            Route::Dashboard => "#/dashboard",
+            Route::Fleet => "#/fleet",
+        }
+    }
+
+    /// The element the user clicks to go there.
+    fn control(self) -> &'static str {
+        match self {
+            Route::About => "leave-route",
+            Route::Dashboard => "nav-dashboard",
+            Route::Fleet => "nav-fleet",
+        }
+    }
+
+    /// What the check's name and screenshot say of it: the About route is the route change
+    /// the first checks were written for, and keeps their names.
+    fn label(self) -> &'static str {
+        match self {
+            Route::About => "route-change",
+            Route::Dashboard => "route-change-to-dashboard",
+            Route::Fleet => "route-change-to-fleet",
+        }
+    }
 }
 
 enum During {
@@ -267,7 +310,10 @@ enum During {
     Request,
 }
 
-/// Leaves schedule A's screen and proves no later request reaches the server.
+/// Leaves schedule A's screen and proves no later request reaches the server. A route change
+/// (to any other screen) must also end the action as a departure, in the model's words: the
+/// state says "Stopped: you left this screen." and the outcome is `user_left`, and that is what
+/// the palette screen still shows when the user comes back to it.
 async fn check_leaving(
     client: &Client,
     browser: Browser,
@@ -292,12 +338,18 @@ async fn check_leaving(
             }
         }
     }
-    let label = match (&how, &during) {
-        (Leave::Navigation, During::Wait) => "leave-by-navigation-during-wait",
-        (Leave::Navigation, During::Request) => "leave-by-navigation-during-request",
-        (Leave::RouteChange, During::Wait) => "leave-by-route-change-during-wait",
-        (Leave::RouteChange, During::Request) => "leave-by-route-change-during-request",
-    };
+    let label = format!(
+        "leave-by-{}-during-{}",
+        match &how {
+            Leave::Navigation => "navigation",
+            Leave::RouteChange(route) => route.label(),
+        },
+        match &during {
+            During::Wait => "wait",
+            During::Request => "request",
+        }
+    );
+    let mut failures = Vec::new();
     match how {
         Leave::Navigation => {
             click(client, "nav-leave").await?;
@@ -311,40 +363,81 @@ async fn check_leaving(
                 return Err("the navigation did not happen".into());
             }
         }
-        Leave::RouteChange => {
-            click(client, "leave-route").await?;
+        Leave::RouteChange(route) => {
+            click(client, route.control()).await?;
             // `hashchange` is dispatched in a later task than the click: wait for it.
-            let script =
-                "return location.hash + '|' + document.getElementById('state').textContent";
+            let shown = "location.hash + '|' + document.body.dataset.outcome + '|'
+                   + document.getElementById('state').textContent";
             let left = wait_until(
                 client,
-                "return (location.hash + '|' + document.getElementById('state').textContent)
-                   .startsWith('#/about|Stopped: you left this screen.')",
+                &format!(
+                    "return ({shown}).startsWith('{}|user_left|Stopped: you left this screen.')",
+                    route.hash()
+                ),
                 Duration::from_secs(10),
             )
             .await;
-            if !left {
-                let state = js(client, script).await;
-                return Err(format!("after the route change: {state}"));
+            if left {
+                // Back on the palette screen, the action is still shown as ended by the
+                // departure.
+                click(client, "nav-palettes").await?;
+                let back = wait_until(
+                    client,
+                    "return location.hash === '#/palettes'
+                       && !document.getElementById('screen-palettes').hidden",
+                    Duration::from_secs(10),
+                )
+                .await;
+                let state = text_of(client, "state").await;
+                if !back || !state.starts_with("Stopped: you left this screen.") {
+                    failures.push(format!(
+                        "back on the palette screen, the state reads {state:?}"
+                    ));
+                }
+            } else {
+                let state = js(client, &format!("return {shown}")).await;
+                failures.push(format!("after the route change: {state}"));
             }
         }
     }
-    screenshot(client, browser, label).await;
+    screenshot(client, browser, &label).await;
+    // What the server saw is checked whatever the page showed.
     if matches!(during, During::Request) {
-        abandoned(base, &run)
-            .await
-            .map_err(|e| format!("{label}: {e}"))?;
+        if let Err(e) = abandoned(base, &run).await {
+            failures.push(e);
+        }
     }
     // Schedule A's second attempt would start at 5 s; wait well past it.
     tokio::time::sleep(Duration::from_secs(7)).await;
     let log = run_log(base, &run).await;
     if log.len() != 1 {
-        return Err(format!(
-            "{label}: the server saw {} requests after leaving; want exactly the first",
+        failures.push(format!(
+            "the server saw {} requests after leaving; want exactly the first",
             log.len()
         ));
     }
-    Ok(())
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{label}: {}", failures.join("; ")))
+    }
+}
+
+/// A leaving check's name in the report.
+fn leave_name(how: &Leave, during: &During) -> String {
+    format!(
+        "leave by {} during a {}",
+        match how {
+            Leave::Navigation => "navigation",
+            Leave::RouteChange(Route::About) => "route change",
+            Leave::RouteChange(Route::Dashboard) => "route change to the Dashboard",
+            Leave::RouteChange(Route::Fleet) => "route change to the Fleet",
+        },
+        match during {
+            During::Wait => "wait",
+            During::Request => "request",
+        }
+    )
 }
 
 /// Waits until the server has run `run`'s first request and has not answered it yet.
@@ -383,7 +476,7 @@ async fn run_browser(browser: Browser) {
             let how = if navigation {
                 Leave::Navigation
             } else {
-                Leave::RouteChange
+                Leave::RouteChange(Route::About)
             };
             jobs.push(Job::Leave(how, during));
         }
@@ -414,19 +507,7 @@ async fn run_browser(browser: Browser) {
                         (scenario.name, result)
                     }
                     Job::Leave(how, during) => {
-                        let name = format!(
-                            "leave by {} during a {}",
-                            if matches!(how, Leave::Navigation) {
-                                "navigation"
-                            } else {
-                                "route change"
-                            },
-                            if matches!(during, During::Wait) {
-                                "wait"
-                            } else {
-                                "request"
-                            }
-                        );
+                        let name = leave_name(&how, &during);
                         (
                             name,
                             check_leaving(client, browser, &base, how, during)
@@ -480,3 +561,180 @@ async fn run_browser(browser: Browser) {
 }
 
 e2e::browser_tests!(run_browser: chromium_runs_every_scenario_live, firefox_runs_every_scenario_live);
+
+/// Records, from the moment it runs, every value the palette screen takes, however briefly it
+/// holds it: each text put into `#state` (its lines joined by newlines), each row put into the live step table (its cells'
+/// texts), and the body's `data-outcome` and `data-run` before each change (`RECORDED` adds the
+/// value they hold at the end).
+const RECORD_SCREEN: &str = "
+  const state = document.getElementById('state');
+  const rows = document.querySelector('#steps-live tbody');
+  const record = { states: [], outcomes: [], runs: [], rows: [] };
+  window.__screen = record;
+  const observer = new MutationObserver((changes) => {
+    for (const c of changes) {
+      if (c.type === 'attributes') {
+        (c.attributeName === 'data-outcome' ? record.outcomes : record.runs).push(c.oldValue ?? '');
+      } else if (c.target === state) {
+        record.states.push([...c.addedNodes].map((n) => n.textContent).join('\\n'));
+      } else if (c.target === rows) {
+        record.rows.push(...[...c.addedNodes].map((tr) => [...tr.cells].map((td) => td.textContent)));
+      }
+    }
+  });
+  observer.observe(document.body,
+    { attributes: true, attributeFilter: ['data-outcome', 'data-run'], attributeOldValue: true });
+  observer.observe(state, { childList: true });
+  observer.observe(rows, { childList: true });";
+
+/// Everything `RECORD_SCREEN` recorded, each attribute's last value included.
+const RECORDED: &str = "
+  const r = window.__screen;
+  return { states: r.states, rows: r.rows,
+           outcomes: [...r.outcomes, document.body.dataset.outcome ?? ''],
+           runs: [...r.runs, document.body.dataset.run ?? ''] };";
+
+/// Pressing Load again while schedule A's run waits hands the screen to the new run: the old
+/// run is aborted, and its abort report (a departure, in the model's words) belongs to nobody.
+/// Over everything the screen showed from just before the second press to the new run's end
+/// (a MutationObserver's record, so that a value shown for a moment counts): the state never
+/// said the user left, the outcome was never `user_left`, the run id was only ever the two
+/// runs' (the new one last), and no row of the live step table was the old run's departure.
+/// The record saw the new run wait and finish, so it was recording; the server saw no request
+/// of the old run after its first, and the new run's three.
+async fn check_a_second_load(client: &Client, browser: Browser, base: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    open_page(client, base, "schedule-a").await;
+    let first = start_action(client).await;
+    let waiting = "return document.getElementById('state').innerText.startsWith('Waiting')";
+    if !wait_until(client, waiting, Duration::from_secs(10)).await {
+        return vec!["never saw the first run wait".into()];
+    }
+    js(client, RECORD_SCREEN).await;
+    if let Err(e) = click(client, "load").await {
+        return vec![e];
+    }
+    let first_js = serde_json::to_string(&first).expect("JSON");
+    let started =
+        format!("return !!document.body.dataset.run && document.body.dataset.run !== {first_js}");
+    if !wait_until(client, &started, Duration::from_secs(20)).await {
+        return vec!["the second press started no run".into()];
+    }
+    let second = js(client, "return document.body.dataset.run").await;
+    let second = second.as_str().unwrap_or_default().to_owned();
+    // Schedule A succeeds at 14 s; far more is allowed for a busy machine.
+    if !wait_until(
+        client,
+        "return document.body.dataset.outcome === 'success'",
+        Duration::from_secs(45),
+    )
+    .await
+    {
+        failures.push("the new run did not end in success".into());
+    }
+    screenshot(client, browser, "second-load-owns-the-screen").await;
+    let record = js(client, RECORDED).await;
+    let texts = |key: &str| -> Vec<String> {
+        serde_json::from_value(record[key].clone()).unwrap_or_default()
+    };
+    let (states, outcomes, runs) = (texts("states"), texts("outcomes"), texts("runs"));
+    let rows: Vec<Vec<String>> = serde_json::from_value(record["rows"].clone()).unwrap_or_default();
+
+    let left: Vec<&String> = states.iter().filter(|s| s.contains("you left")).collect();
+    if !left.is_empty() {
+        failures.push(format!("the old run's report reached the state: {left:?}"));
+    }
+    if let Some(wrong) = outcomes
+        .iter()
+        .find(|o| !["", "success"].contains(&o.as_str()))
+    {
+        failures.push(format!("the outcome was set to {wrong:?}: {outcomes:?}"));
+    }
+    if runs.iter().any(|r| *r != first && *r != second) || runs.last() != Some(&second) {
+        failures.push(format!(
+            "the run ids shown were {runs:?}, want only {first} and then {second}"
+        ));
+    }
+    let old_rows: Vec<&Vec<String>> = rows
+        .iter()
+        .filter(|row| row.iter().any(|cell| cell.contains("you left")))
+        .collect();
+    if !old_rows.is_empty() {
+        failures.push(format!(
+            "the old run's departure rows reached the live table: {old_rows:?}"
+        ));
+    }
+    // The record is complete: it holds the new run's first wait and its end.
+    if !states
+        .iter()
+        .any(|s| s.starts_with("Waiting 3 s before attempt 2 of 3"))
+        || !states
+            .last()
+            .is_some_and(|s| s.starts_with("Loaded: the list is ready."))
+        || rows.is_empty()
+    {
+        failures.push(format!(
+            "the record missed the new run: states {states:?}, {} rows",
+            rows.len()
+        ));
+    }
+    let old = run_log(base, &first).await;
+    if old.len() != 1 {
+        failures.push(format!(
+            "the server saw {} requests of the old run; want only its first",
+            old.len()
+        ));
+    }
+    let new = run_log(base, &second).await;
+    if new.len() != 3 {
+        failures.push(format!(
+            "the server saw {} requests of the new run; schedule A makes 3",
+            new.len()
+        ));
+    }
+    failures
+}
+
+async fn run_ownership(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let failures = check_a_second_load(&session.client, browser, &server.base).await;
+    session.close().await;
+    for f in &failures {
+        println!("{}: FAIL a second Load: {f}", browser.name());
+    }
+    assert!(
+        failures.is_empty(),
+        "{}: the old run touched the new run's screen",
+        browser.name()
+    );
+    println!("{}: ok   a second Load owns the screen", browser.name());
+}
+
+e2e::browser_tests!(run_ownership: chromium_a_second_load_owns_the_screen, firefox_a_second_load_owns_the_screen);
+
+/// Every route away from the palette screen ends its action as the About route does (checked
+/// by `run_browser`): the Dashboard and the Fleet, during a wait and during a request, with the
+/// same departure on the screen and nothing more in the server's log.
+async fn run_routes(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let mut failed = Vec::new();
+    for route in [Route::Dashboard, Route::Fleet] {
+        for during in [During::Wait, During::Request] {
+            let how = Leave::RouteChange(route);
+            let name = leave_name(&how, &during);
+            match check_leaving(&session.client, browser, &server.base, how, during).await {
+                Ok(()) => println!("{}: ok   {name}", browser.name()),
+                Err(e) => {
+                    println!("{}: FAIL {name}: {e}", browser.name());
+                    failed.push(name);
+                }
+            }
+        }
+    }
+    session.close().await;
+    assert!(failed.is_empty(), "{} failed: {failed:?}", browser.name());
+}
+
+e2e::browser_tests!(run_routes: chromium_every_route_away_ends_the_action, firefox_every_route_away_ends_the_action);

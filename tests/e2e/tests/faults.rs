@@ -18,6 +18,9 @@
 //! A redirect is followed by `fetch` itself: one attempt of the driver may therefore be two
 //! requests in the log (the 302 and the request it leads to), and no more.
 //!
+//! The scenario note tells the user to open the page with `?api=` for a fault that only shows
+//! cross-origin exactly when the page has no `?api=` and the fault needs it.
+//!
 //! Hostile display: a `Retry-After` and a body carrying markup and script must be shown as
 //! text, and nothing may run: no global set, no title changed, no Content-Security-Policy
 //! violation reported (an inline handler that tried to run would report one), and no beacon
@@ -32,8 +35,8 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use e2e::{
-    full_log, js, number, open_ready, palettes_only, run_log, screenshot, session, start_action,
-    start_server, text_of, wait_until, Browser,
+    full_log, js, js_with, number, open_ready, palettes_only, run_log, screenshot, session,
+    start_action, start_server, text_of, wait_until, Browser,
 };
 
 /// Sessions per browser that run cases at once.
@@ -853,10 +856,83 @@ async fn check_picker(client: &Client, base: &str, second: &str) -> Vec<String> 
     failures
 }
 
+/// The transport faults that only show when the page fetches from another origin: they live in
+/// the browser's CORS checks (a response it may not read, a header it may not expose), so a
+/// same-origin fetch never meets them.
+const CROSS_ORIGIN_FAULTS: [&str; 2] = ["omit_cors", "omit_expose"];
+
+/// The scenario note says a fault "only shows cross-origin" exactly when the page has no
+/// `?api=` and the scenario's fault needs another origin: for every faulted scenario of the
+/// server's fault file (which faults need it is read from the file's fault names) and a
+/// scenario without a fault, picked in the page opened without `?api=` and with it.
+async fn check_cross_origin_note(client: &Client, base: &str, second: &str) -> Vec<String> {
+    let server_faults: Value = serde_json::from_str(
+        &std::fs::read_to_string(e2e::root().join("server/transport-faults.json"))
+            .expect("the fault file"),
+    )
+    .expect("JSON");
+    let mut scenarios: Vec<(String, bool)> = server_faults["faulted"]
+        .as_array()
+        .expect("faulted")
+        .iter()
+        .map(|f| {
+            let needs =
+                f["faults"].as_array().expect("faults").iter().any(|k| {
+                    CROSS_ORIGIN_FAULTS.contains(&k["fault"].as_str().unwrap_or_default())
+                });
+            (f["name"].as_str().expect("a name").to_owned(), needs)
+        })
+        .collect();
+    scenarios.push(("schedule-a".into(), false));
+    if !scenarios.iter().any(|(_, needs)| *needs) || scenarios.iter().all(|(_, needs)| *needs) {
+        return vec![format!(
+            "the fault file has no pair of cases to tell apart: {scenarios:?}"
+        )];
+    }
+    let mut failures = Vec::new();
+    for cross_origin in [false, true] {
+        open_for(client, base, second, "schedule-a", cross_origin).await;
+        for (name, needs) in &scenarios {
+            let note = js_with(
+                client,
+                "const picker = document.getElementById('scenario');
+                 picker.value = arguments[0];
+                 picker.dispatchEvent(new Event('change'));
+                 return [picker.value, document.getElementById('scenario-note').textContent];",
+                vec![json!(name)],
+            )
+            .await;
+            if note[0] != json!(name) {
+                failures.push(format!("{name} could not be picked: {note}"));
+                continue;
+            }
+            let says = note[1]
+                .as_str()
+                .unwrap_or_default()
+                .contains("only shows cross-origin");
+            let want = *needs && !cross_origin;
+            if says != want {
+                failures.push(format!(
+                    "{name}, {}: the note {} \"only shows cross-origin\" (want the opposite): {}",
+                    if cross_origin {
+                        "with ?api="
+                    } else {
+                        "without ?api="
+                    },
+                    if says { "says" } else { "does not say" },
+                    note[1]
+                ));
+            }
+        }
+    }
+    failures
+}
+
 enum Job {
     Fault(Box<Case>),
     Hostile,
     Picker,
+    CrossOriginNote,
 }
 
 async fn run_browser(browser: Browser) {
@@ -875,6 +951,7 @@ async fn run_browser(browser: Browser) {
     let mut jobs: Vec<Job> = all.into_iter().map(|c| Job::Fault(Box::new(c))).collect();
     jobs.insert(0, Job::Hostile);
     jobs.insert(0, Job::Picker);
+    jobs.insert(0, Job::CrossOriginNote);
     let total = jobs.len();
     let jobs = Arc::new(Mutex::new(jobs));
     let results = Arc::new(Mutex::new(Vec::<(String, Vec<String>)>::new()));
@@ -906,6 +983,10 @@ async fn run_browser(browser: Browser) {
                     Job::Picker => (
                         "the picker lists every fixture file".to_string(),
                         check_picker(&session.client, &base, &second).await,
+                    ),
+                    Job::CrossOriginNote => (
+                        "the cross-origin note".to_string(),
+                        check_cross_origin_note(&session.client, &base, &second).await,
                     ),
                 };
                 results.lock().expect("results").push((label, failures));

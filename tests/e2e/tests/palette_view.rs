@@ -1,6 +1,7 @@
 //! The Palette List's views, live, in headless Chromium and Firefox: the step tables, the
 //! outcome in words on the timeline, the refused wait drawn past the deadline, labels that
-//! never overlap, and a page that reads at 360 px wide.
+//! never overlap, a page that reads at 360 px wide (each step cell labelled with its own
+//! column), and a timeline that, while a run goes on, draws what is still running up to now.
 //!
 //! The test carries no copy of the rules: what the page must show comes from the model's own
 //! report of the same scenario, run natively (`simulate(..).report`): its step rows
@@ -26,8 +27,8 @@ use retry_budget_model::Outcome;
 use serde_json::{json, Value};
 
 use e2e::{
-    fixture, js, live_form, narrow_session, open_page, screenshot, start_action, start_server,
-    viewport, wait_until, Browser,
+    fixture, js, live_form, narrow_session, open_page, screenshot, session, start_action,
+    start_server, viewport, wait_until, Browser,
 };
 
 /// How far a live figure may be from the model's, in seconds, for each attempt up to it: every
@@ -344,6 +345,58 @@ const WIDTHS: &str = "
     return [document.scrollingElement.scrollWidth, inner, past.join(', ')];
 ";
 
+/// Every body cell of both step tables, with its column's header (the table head's cell at
+/// the same index), the `data-label` the narrow layout writes before it, and what its
+/// `::before` shows now.
+const CELL_LABELS: &str = "
+    return [...document.querySelectorAll('table.steps')].flatMap((table) => {
+      const headers = [...table.tHead.rows[0].cells].map((th) => th.textContent);
+      return [...table.tBodies[0].rows].flatMap((tr, r) => [...tr.cells].map((cell, k) => ({
+        table: table.id, row: r + 1, tag: cell.tagName.toLowerCase(), header: headers[k] ?? null,
+        label: cell.dataset.label ?? null, empty: cell.classList.contains('empty'),
+        before: getComputedStyle(cell, '::before').content })));
+    });";
+
+/// At 360 px each row is a block and each cell after the step says which column it is: its
+/// `data-label` must be its own column's header, and its `::before` must show it (Chromium
+/// gives the computed text, Firefox the `attr(data-label)` it comes from). The first few
+/// wrong cells are named.
+async fn check_cell_labels(client: &Client) -> Vec<String> {
+    let cells = js(client, CELL_LABELS).await;
+    let cells = cells.as_array().cloned().unwrap_or_default();
+    let data: Vec<&Value> = cells
+        .iter()
+        .filter(|c| c["tag"] == "td" && c["empty"] == false)
+        .collect();
+    if data.is_empty() {
+        return vec![format!("no step table cells to label: {cells:?}")];
+    }
+    let wrong: Vec<String> = data
+        .iter()
+        .filter(|cell| {
+            let header = cell["header"].as_str().unwrap_or("(no header)");
+            let shown = cell["before"].as_str().unwrap_or_default();
+            cell["label"].as_str() != Some(header)
+                || !(shown.contains(header) || shown.contains("attr(data-label)"))
+        })
+        .map(|cell| {
+            format!(
+                "{} row {}: the cell under {} is labelled {} and shows {} before it",
+                cell["table"], cell["row"], cell["header"], cell["label"], cell["before"]
+            )
+        })
+        .collect();
+    if wrong.is_empty() {
+        return Vec::new();
+    }
+    vec![format!(
+        "{} of {} step cells mislabelled: {}",
+        wrong.len(),
+        data.len(),
+        wrong[..wrong.len().min(3)].join("; ")
+    )]
+}
+
 async fn timeline(client: &Client) -> Value {
     // The timeline redraws on the next frame after a resize.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -377,6 +430,7 @@ async fn check_narrow(
     failures.extend(
         check_timeline(case, &drawn, model, live)
             .into_iter()
+            .chain(check_cell_labels(client).await)
             .map(|f| format!("at {NARROW} px: {f}")),
     );
     screenshot(client, browser, &format!("palette-{}-360px", case.name)).await;
@@ -488,6 +542,153 @@ async fn run_browser(browser: Browser) {
 }
 
 e2e::browser_tests!(run_browser: chromium_palette_view, firefox_palette_view);
+
+/// The live run as the page shows it at one moment: whether the state says it waits or sends,
+/// the live track's wait and request bars (`[x0, x1]`, left to right: everything drawn below
+/// the track's "Live run" title) and the live step table's wait and attempt rows.
+const RUNNING: &str = "
+  const state = document.getElementById('state').innerText;
+  const svg = document.querySelector('#timeline svg');
+  const title = svg && [...svg.querySelectorAll('text.row-label')].find((t) => t.textContent === 'Live run');
+  if (!title) return null;
+  const below = Number(title.getAttribute('y'));
+  const bars = (cls) => [...svg.querySelectorAll(`rect.${cls}`)]
+    .filter((r) => Number(r.getAttribute('y')) > below)
+    .map((r) => { const x = Number(r.getAttribute('x')); return [x, x + Number(r.getAttribute('width'))]; })
+    .sort((a, b) => a[0] - b[0]);
+  const steps = [...document.querySelectorAll('#steps-live tbody tr')].map((tr) => tr.cells[0].textContent);
+  return {
+    waiting: state.startsWith('Waiting'),
+    sending: state.startsWith('Loading: attempt'),
+    waits: bars('wait'),
+    requests: bars('request'),
+    wait_rows: steps.filter((s) => s === 'Wait').length,
+    attempt_rows: steps.filter((s) => s.startsWith('Attempt')).length,
+    outcome: document.body.dataset.outcome ?? '',
+  };";
+
+/// Which part of a run is still running on the timeline, and how far it is drawn.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Open {
+    /// The wait after this many wait rows; its bar's right edge.
+    Wait(usize, f64),
+    /// The request of this many attempt rows plus one; its bar's right edge.
+    Request(usize, f64),
+}
+
+/// Checks one moment of a running run: what is still running is drawn, up to now. While the
+/// state says the run waits, the live track has a bar for every wait row of the table, the
+/// open wait (the table's last wait row, whose interval has no end yet) included, beginning
+/// where the last request ended; while it sends, a bar for every attempt row and one more, the
+/// request in flight. Returns what is open, or why the moment is wrong.
+fn open_part(moment: &Value) -> Result<Option<Open>, String> {
+    let bars = |key: &str| -> Vec<[f64; 2]> {
+        serde_json::from_value(moment[key].clone()).unwrap_or_default()
+    };
+    let (waits, requests) = (bars("waits"), bars("requests"));
+    let count = |key: &str| moment[key].as_u64().unwrap_or(0) as usize;
+    let (wait_rows, attempt_rows) = (count("wait_rows"), count("attempt_rows"));
+    if moment["waiting"] == true {
+        let (Some(wait), Some(request)) = (waits.last(), requests.last()) else {
+            return Err(format!("waiting, and no open wait is drawn: {moment}"));
+        };
+        if waits.len() != wait_rows || (wait[0] - request[1]).abs() > 1.0 {
+            return Err(format!(
+                "waiting with {wait_rows} wait rows: the live track draws {} waits, the last \
+                 not from the last request's end: {moment}",
+                waits.len()
+            ));
+        }
+        return Ok(Some(Open::Wait(wait_rows, wait[1])));
+    }
+    if moment["sending"] == true {
+        if requests.len() != attempt_rows + 1 {
+            return Err(format!(
+                "sending after {attempt_rows} attempt rows: the live track draws {} requests, \
+                 want the one in flight too: {moment}",
+                requests.len()
+            ));
+        }
+        return Ok(requests.last().map(|r| Open::Request(attempt_rows, r[1])));
+    }
+    Ok(None)
+}
+
+/// While schedule A runs (two waits between three requests), the live track draws what is
+/// still running up to now: every moment read shows the open request or wait as a bar (see
+/// `open_part`), and the same open part read again later ends further right, so the bar
+/// follows the time as it passes. Both an open wait and an open request must be seen to grow.
+async fn check_running_timeline(client: &Client, browser: Browser, base: &str) -> Vec<String> {
+    if let Err(e) = viewport(client, WIDE.0, WIDE.1).await {
+        return vec![e];
+    }
+    open_page(client, base, "schedule-a").await;
+    start_action(client).await;
+    let deadline = std::time::Instant::now() + Duration::from_secs(45);
+    let (mut last, mut wait_grew, mut request_grew) = (None, false, false);
+    // The first wrong moment while waiting and the first while sending: the run goes on to its
+    // end, so that both are seen.
+    let (mut wrong_wait, mut wrong_request) = (None, None);
+    let mut failures = Vec::new();
+    loop {
+        let moment = js(client, RUNNING).await;
+        if !moment.is_null() {
+            match open_part(&moment) {
+                Err(e) if moment["waiting"] == true => {
+                    wrong_wait.get_or_insert(e);
+                    last = None;
+                }
+                Err(e) => {
+                    wrong_request.get_or_insert(e);
+                    last = None;
+                }
+                Ok(now) => {
+                    match (last, now) {
+                        (Some(Open::Wait(k, was)), Some(Open::Wait(n, is))) if k == n => {
+                            wait_grew |= is > was + 1.0;
+                        }
+                        (Some(Open::Request(k, was)), Some(Open::Request(n, is))) if k == n => {
+                            request_grew |= is > was + 1.0;
+                        }
+                        _ => {}
+                    }
+                    last = now;
+                }
+            }
+            if moment["outcome"] != "" {
+                break;
+            }
+        }
+        if std::time::Instant::now() > deadline {
+            failures.push("schedule A did not end in time".into());
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    screenshot(client, browser, "palette-running-timeline").await;
+    failures.extend(wrong_wait.into_iter().chain(wrong_request));
+    if failures.is_empty() && !(wait_grew && request_grew) {
+        failures.push(format!(
+            "an open part never grew while the run went on: wait {wait_grew}, request \
+             {request_grew}"
+        ));
+    }
+    failures
+}
+
+async fn run_running(browser: Browser) {
+    let server = start_server().await;
+    let session = session(browser).await;
+    let failures = check_running_timeline(&session.client, browser, &server.base).await;
+    session.close().await;
+    for f in &failures {
+        println!("{}: FAIL the running timeline: {f}", browser.name());
+    }
+    assert!(failures.is_empty(), "{} failed", browser.name());
+    println!("{}: ok   the running timeline", browser.name());
+}
+
+e2e::browser_tests!(run_running: chromium_timeline_draws_what_is_still_running, firefox_timeline_draws_what_is_still_running);
 
 #[cfg(test)]
 mod comparing {
