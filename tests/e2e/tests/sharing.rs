@@ -40,11 +40,13 @@ use fantoccini::Client;
 use serde_json::{json, Value};
 
 use e2e::{
-    browser_tests, click, js, js_with, number, open_page, open_ready, reload, run_log,
+    browser_tests, click, fixture, js, js_with, number, open_page, open_ready, reload, run_log,
     run_log_once, screenshot, session, start_action, start_server, text_of, viewport, wait_until,
     Browser,
 };
 
+/// The Dashboard's coast widget, in a page script.
+const COAST: &str = "document.querySelector('[data-collection=coast]')";
 /// The delay the `dashboard-coast` scenario's 429 asks for, in milliseconds.
 const COAST_DELAY_MS: f64 = 3000.0;
 /// The delay the `live-429-retry-after-8` scenario's 429 asks for, in milliseconds: long
@@ -1076,25 +1078,30 @@ async fn dashboard(browser: Browser) {
 
 browser_tests!(dashboard: dashboard_chromium, dashboard_firefox);
 
+/// Opens the Dashboard, presses Load dashboard, and waits until the coast widget waits: its
+/// first answer is a 429 with a `Retry-After`.
+async fn load_dashboard_until_coast_waits(client: &Client, base: &str) {
+    open_ready(client, &format!("{base}/#/dashboard")).await;
+    click(client, "dash-load").await.expect("Load dashboard");
+    let waiting =
+        format!("return {COAST}.querySelector('.widget-state').innerText.startsWith('Waiting')");
+    assert!(
+        wait_until(client, &waiting, ACTION_LIMIT).await,
+        "the coast widget never waited"
+    );
+}
+
 /// Leaving the Dashboard for another screen ends its running widgets: each then says what its
 /// action's report says (the model's words, not the page's), and nothing more is sent.
 async fn dashboard_left(browser: Browser) {
     let server = start_server().await;
     let session = session(browser).await;
     let client = &session.client;
-    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    click(client, "dash-load").await.expect("Load dashboard");
-    // Coast's first answer is a 429 with a Retry-After: leave while the widget waits.
-    let coast = "document.querySelector('[data-collection=coast]')";
-    let waiting =
-        format!("return {coast}.querySelector('.widget-state').innerText.startsWith('Waiting')");
-    assert!(
-        wait_until(client, &waiting, ACTION_LIMIT).await,
-        "the coast widget never waited"
-    );
+    // Leave while the coast widget waits.
+    load_dashboard_until_coast_waits(client, &server.base).await;
     js(client, "location.hash = '#/'; return null").await;
     js(client, "location.hash = '#/dashboard'; return null").await;
-    let left = format!("return {coast}.dataset.outcome === 'user_left'");
+    let left = format!("return {COAST}.dataset.outcome === 'user_left'");
     assert!(
         wait_until(client, &left, ACTION_LIMIT).await,
         "the coast widget did not end as user_left"
@@ -1102,7 +1109,7 @@ async fn dashboard_left(browser: Browser) {
     let lines = js(
         client,
         &format!(
-            "return [...{coast}.querySelectorAll('.widget-state p')].map((p) => p.textContent)"
+            "return [...{COAST}.querySelectorAll('.widget-state p')].map((p) => p.textContent)"
         ),
     )
     .await;
@@ -1129,7 +1136,7 @@ async fn dashboard_left(browser: Browser) {
         "{lines:?}"
     );
     // Past the end of the wait coast's Retry-After asked for, still only its first request.
-    let run = js(client, &format!("return {coast}.dataset.run")).await;
+    let run = js(client, &format!("return {COAST}.dataset.run")).await;
     let run = run.as_str().expect("a run id");
     tokio::time::sleep(Duration::from_millis(COAST_DELAY_MS as u64 + 1000)).await;
     assert_eq!(
@@ -1194,15 +1201,7 @@ async fn dashboard_again(browser: Browser) {
     let server = start_server().await;
     let session = session(browser).await;
     let client = &session.client;
-    open_ready(client, &format!("{}/#/dashboard", server.base)).await;
-    click(client, "dash-load").await.expect("Load dashboard");
-    let coast = "document.querySelector('[data-collection=coast]')";
-    let waiting =
-        format!("return {coast}.querySelector('.widget-state').innerText.startsWith('Waiting')");
-    assert!(
-        wait_until(client, &waiting, ACTION_LIMIT).await,
-        "the coast widget never waited"
-    );
+    load_dashboard_until_coast_waits(client, &server.base).await;
     let before = press_again_recorded(client).await;
     let done = format!(
         "const before = {before};
@@ -1259,24 +1258,15 @@ async fn dashboard_again(browser: Browser) {
 
 browser_tests!(dashboard_again: dashboard_again_chromium, dashboard_again_firefox);
 
-/// The `Retry-After` of each response of the `hostile-display` scenario (markup), as written
-/// in its fixture file.
+/// The `Retry-After` of each response of the `hostile-display` scenario (markup), as its
+/// fixture file writes it.
 fn hostile_retry_afters() -> [String; 2] {
-    let path = e2e::root().join("fixtures/hostile-servers.json");
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture file"))
-            .expect("JSON");
-    let scenario = doc["scenarios"]
-        .as_array()
-        .and_then(|all| all.iter().find(|s| s["name"] == "hostile-display"))
-        .expect("the hostile-display scenario");
-    let retry_after = |k: usize| {
-        scenario["responses"][k]["headers"]["Retry-After"]
-            .as_str()
+    let scenario = fixture("hostile-display");
+    [0, 1].map(|k| {
+        scenario.responses[k]
+            .header("Retry-After")
             .expect("a Retry-After")
-            .to_owned()
-    };
-    [retry_after(0), retry_after(1)]
+    })
 }
 
 /// A widget's Last response fields are text, never markup. No dashboard scenario carries
@@ -1314,10 +1304,9 @@ async fn dashboard_markup(browser: Browser) {
     )
     .await;
     click(client, "dash-load").await.expect("Load dashboard");
-    let coast = "document.querySelector('[data-collection=coast]')";
     let ended = wait_until(
         client,
-        &format!("return !!{coast}.dataset.outcome"),
+        &format!("return !!{COAST}.dataset.outcome"),
         ACTION_LIMIT,
     )
     .await;
@@ -1325,8 +1314,8 @@ async fn dashboard_markup(browser: Browser) {
     let now = js(
         client,
         &format!(
-            "return {{ outcome: {coast}.dataset.outcome, run: {coast}.dataset.run,
-                       raw: {coast}.querySelectorAll('dl dd')[1].textContent,
+            "return {{ outcome: {COAST}.dataset.outcome, run: {COAST}.dataset.run,
+                       raw: {COAST}.querySelectorAll('dl dd')[1].textContent,
                        title: document.title }}"
         ),
     )
