@@ -32,11 +32,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use fantoccini::Client;
+use retry_budget_model::scenario::Reply;
 use serde_json::{json, Value};
 
 use e2e::{
-    full_log, js, js_with, number, open_ready, palettes_only, run_log, screenshot, session,
-    start_action, start_server, text_of, wait_until, Browser,
+    fixture, full_log, js, js_with, number, open_ready, palettes_only, run_log, screenshot,
+    session, start_action, start_server, text_of, wait_until, Browser,
 };
 
 /// Sessions per browser that run cases at once.
@@ -579,27 +580,28 @@ async fn check_case(
     Found { failures, resends }
 }
 
-/// The `hostile-display` scenario as written in its fixture file: its `about`, the
-/// `Retry-After` of each response, and the second response's list.
+/// The `hostile-display` scenario as written in its fixture file (read by the model's loader):
+/// its `about`, the `Retry-After` of each response, and the second response's list.
 fn hostile_fixture() -> (String, [String; 2], Vec<String>) {
-    let path = e2e::root().join("fixtures/hostile-servers.json");
-    let doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(&path).expect("the fixture file"))
-            .expect("JSON");
-    let scenario = doc["scenarios"]
-        .as_array()
-        .and_then(|all| all.iter().find(|s| s["name"] == "hostile-display"))
-        .expect("the hostile-display scenario");
-    let text = |v: &Value| v.as_str().expect("a string").to_owned();
-    let retry_after = |k: usize| text(&scenario["responses"][k]["headers"]["Retry-After"]);
-    let list = scenario["responses"][1]["body"]
-        .as_array()
-        .expect("hostile-display's second response is a list")
+    let scenario = fixture("hostile-display");
+    let retry_after = |k: usize| {
+        scenario.responses[k]
+            .header("Retry-After")
+            .expect("a Retry-After")
+    };
+    let Reply::Http {
+        body: Some(Value::Array(list)),
+        ..
+    } = &scenario.responses[1].reply
+    else {
+        panic!("hostile-display's second response is a list");
+    };
+    let list = list
         .iter()
-        .map(text)
+        .map(|v| v.as_str().expect("a string").to_owned())
         .collect();
     (
-        text(&scenario["about"]),
+        scenario.about.clone().expect("an about"),
         [retry_after(0), retry_after(1)],
         list,
     )
