@@ -294,13 +294,13 @@ impl Route {
         }
     }
 
-    /// What the check's name and screenshot say of it: the About route is the route change
-    /// the first checks were written for, and keeps their names.
-    fn label(self) -> &'static str {
+    /// What the check's name says of it: the About route is the route change the first checks
+    /// were written for, and keeps their names.
+    fn words(self) -> &'static str {
         match self {
-            Route::About => "route-change",
-            Route::Dashboard => "route-change-to-dashboard",
-            Route::Fleet => "route-change-to-fleet",
+            Route::About => "route change",
+            Route::Dashboard => "route change to the Dashboard",
+            Route::Fleet => "route change to the Fleet",
         }
     }
 }
@@ -338,17 +338,8 @@ async fn check_leaving(
             }
         }
     }
-    let label = format!(
-        "leave-by-{}-during-{}",
-        match &how {
-            Leave::Navigation => "navigation",
-            Leave::RouteChange(route) => route.label(),
-        },
-        match &during {
-            During::Wait => "wait",
-            During::Request => "request",
-        }
-    );
+    // The check's name, as a file name for its screenshot.
+    let label = leave_name(&how, &during).replace(' ', "-");
     let mut failures = Vec::new();
     match how {
         Leave::Navigation => {
@@ -429,9 +420,7 @@ fn leave_name(how: &Leave, during: &During) -> String {
         "leave by {} during a {}",
         match how {
             Leave::Navigation => "navigation",
-            Leave::RouteChange(Route::About) => "route change",
-            Leave::RouteChange(Route::Dashboard) => "route change to the Dashboard",
-            Leave::RouteChange(Route::Fleet) => "route change to the Fleet",
+            Leave::RouteChange(route) => route.words(),
         },
         match during {
             During::Wait => "wait",
@@ -563,9 +552,9 @@ async fn run_browser(browser: Browser) {
 e2e::browser_tests!(run_browser: chromium_runs_every_scenario_live, firefox_runs_every_scenario_live);
 
 /// Records, from the moment it runs, every value the palette screen takes, however briefly it
-/// holds it: each text put into `#state` (its lines joined by newlines), each row put into the live step table (its cells'
-/// texts), and the body's `data-outcome` and `data-run` before each change (`RECORDED` adds the
-/// value they hold at the end).
+/// holds it: each text put into `#state` (its lines joined by newlines), each row put into the
+/// live step table (its cells' texts), and the body's `data-outcome` and `data-run` before each
+/// change (`RECORDED` adds the value they hold at the end).
 const RECORD_SCREEN: &str = "
   const state = document.getElementById('state');
   const rows = document.querySelector('#steps-live tbody');
