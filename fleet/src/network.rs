@@ -74,6 +74,8 @@ mod tests {
         let trips: Vec<u64> = (0..n)
             .map(|_| {
                 let t = network.trip(&mut rng);
+                // Split evenly; an odd nanosecond goes on the way back.
+                assert!(t.up <= t.down && t.down <= t.up + 1, "{t:?}");
                 t.up + t.down
             })
             .collect();

@@ -283,6 +283,8 @@ mod tests {
         assert_eq!(read(s.handle(ms(100))).0, 200);
         assert_eq!(read(s.handle(ms(200))).0, 200);
         assert_eq!(read(s.handle(ms(3500))), (429, some("7")));
+        // Three seconds and a nanosecond before the end: rounded up, never down.
+        assert_eq!(read(s.handle(6_999_999_999)), (429, some("4")));
         assert_eq!(read(s.handle(ms(9999))), (429, some("1")));
         assert_eq!(read(s.handle(ms(10_000))).0, 200);
     }
