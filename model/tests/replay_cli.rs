@@ -5,6 +5,8 @@ use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
+mod rulebook;
+
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const FIXTURE: &str = "fixtures/B62-16-schedules.json";
 const MIXED: &str = "tests/rejected/mixed-good-and-bad.json";
@@ -22,19 +24,16 @@ const OUTCOMES: &[&str] = &[
     "transport_error",
 ];
 
-/// The fields every report prints.
-const REPORT_FIELDS: &[&str] = &[
-    "name",
-    "outcome",
-    "elapsed_s",
-    "attempts",
-    "request_s",
-    "wait_s",
-    "attempt_starts_s",
-    "last_response",
-    "events",
-    "visible",
-];
+/// The fields every report prints: the scenario's `name`, then each field of the rulebook's
+/// table of the report (`docs/rules.md`, "The report"), read from the document itself.
+fn report_fields() -> Vec<String> {
+    let table = rulebook::table_after("## The report");
+    let fields = table.iter().flat_map(|row| rulebook::quoted(&row[0]));
+    std::iter::once("name")
+        .chain(fields)
+        .map(String::from)
+        .collect()
+}
 
 fn replay(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_replay"))
@@ -91,9 +90,9 @@ fn as_f64(v: &Value) -> f64 {
 /// A report printed in full, that met its `expect`.
 fn assert_full_report(entry: &Value) {
     let name = &entry["name"];
-    for field in REPORT_FIELDS {
+    for field in report_fields() {
         assert!(
-            entry.get(*field).is_some(),
+            entry.get(&field).is_some(),
             "{name}: no `{field}` in {entry}"
         );
     }
