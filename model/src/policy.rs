@@ -230,11 +230,11 @@ impl Policy {
     }
 
     /// The local wait after `attempt` (1-based) when the server's timing is missing or
-    /// unreadable: `fallback_base * 2^(attempt-1)`, saturating.
+    /// unreadable: `fallback_base * 2^(attempt-1)`, saturating. Past 94 doublings even a
+    /// nanosecond is beyond `Duration::MAX`, so no more than 128 are made.
     pub fn fallback_wait(&self, attempt: u32) -> Duration {
-        let doublings = attempt.saturating_sub(1);
-        let factor = 1u32.checked_shl(doublings).unwrap_or(u32::MAX);
-        self.fallback_base.saturating_mul(factor)
+        let doublings = attempt.saturating_sub(1).min(128);
+        (0..doublings).fold(self.fallback_base, |wait, _| wait.saturating_mul(2))
     }
 
     /// Whether a response with `status` may be retried.
@@ -243,19 +243,24 @@ impl Policy {
     }
 }
 
-/// `d * draw`, with `draw` clamped into [0, 1] (NaN reads as 0), rounded to the nanosecond
-/// and never more than `d`; a `d` past 2^64 ns (584 years) counts as 584 years, which no budget
-/// reaches. Float to integer `as` casts saturate, so nothing here can panic.
+/// `d * draw`, with `draw` clamped into [0, 1] (NaN reads as 0), never more than `d`: rounded
+/// to the nanosecond up to 2^64 ns (584 years), and past that, in seconds to within a float's
+/// 53 bits, which is all a time that long can carry. Float to integer `as` casts saturate, and
+/// the float seconds are read with `try_from`, so nothing here can panic.
 fn scale(d: Duration, draw: f64) -> Duration {
     let draw = if draw.is_nan() {
         0.0
     } else {
         draw.clamp(0.0, 1.0)
     };
-    let total = d
+    let Some(total) = d
         .as_secs()
-        .saturating_mul(1_000_000_000)
-        .saturating_add(u64::from(d.subsec_nanos()));
+        .checked_mul(1_000_000_000)
+        .and_then(|n| n.checked_add(u64::from(d.subsec_nanos())))
+    else {
+        let secs = Duration::try_from_secs_f64(d.as_secs_f64() * draw).unwrap_or(d);
+        return secs.min(d);
+    };
     let nanos = (total as f64 * draw).round() as u64;
     Duration::from_nanos(nanos.min(total))
 }
@@ -396,7 +401,7 @@ impl FieldError {
             Problem::NotStatus(x) => format!("{} is not an HTTP status (100-599)", number(*x)),
             Problem::OutsideUnit(x) => format!("{} is outside [0, 1)", number(*x)),
             Problem::BelowNanosecond(x) => format!(
-                "{} is less than a nanosecond, the smallest time kept, and would read as zero",
+                "{} is less than a nanosecond, the smallest time kept",
                 number(*x)
             ),
             Problem::CapOverBudget { cap, budget } => format!(
@@ -503,11 +508,10 @@ impl Number {
         if x < 0.0 {
             return Err(FieldError::of(field, Problem::Negative(x)));
         }
-        let time = Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX);
-        if time.is_zero() && x > 0.0 {
+        if x > 0.0 && x < 1e-9 {
             return Err(FieldError::of(field, Problem::BelowNanosecond(x)));
         }
-        Ok(time)
+        Ok(Duration::try_from_secs_f64(x).unwrap_or(Duration::MAX))
     }
 
     /// A whole number, not negative; one beyond `u64::MAX` saturates. `2.0` is 2.
@@ -619,12 +623,41 @@ mod tests {
         }
     }
 
+    proptest! {
+        #[test]
+        fn scale_past_584_years_is_the_share_in_float_seconds(
+            secs in 18_446_744_074u64..,
+            nanos in 0u32..1_000_000_000,
+            draw in 0.0f64..=1.0,
+        ) {
+            let d = Duration::new(secs, nanos);
+            let scaled = scale(d, draw);
+            prop_assert!(scaled <= d);
+            let want = d.as_secs_f64() * draw;
+            prop_assert!((scaled.as_secs_f64() - want).abs() <= want * 1e-15 + 1e-9);
+        }
+    }
+
     #[test]
-    fn scale_saturates_at_584_years() {
-        let most = Duration::from_nanos(u64::MAX);
-        assert_eq!(scale(Duration::MAX, 1.0), most);
+    fn scale_keeps_a_share_of_any_length() {
+        // A budget of 1e12 s with 1e11 s of jitter: half of it, not 584 years.
+        let jitter = Duration::from_secs(100_000_000_000);
+        assert_eq!(scale(jitter, 0.5), Duration::from_secs(50_000_000_000));
+        assert_eq!(scale(Duration::MAX, 1.0), Duration::MAX);
         assert_eq!(scale(Duration::MAX, 0.0), Duration::ZERO);
-        assert!(scale(Duration::MAX, 0.5) <= most);
+        assert_eq!(scale(Duration::MAX, f64::NAN), Duration::ZERO);
+        let most = Duration::from_nanos(u64::MAX);
+        assert_eq!(scale(most, 1.0), most);
+    }
+
+    #[test]
+    fn a_nanosecond_is_the_smallest_time_kept() {
+        assert_eq!(Number(1e-9).seconds("t"), Ok(Duration::from_nanos(1)));
+        assert_eq!(Number(0.0).seconds("t"), Ok(Duration::ZERO));
+        for x in [4e-10, 6e-10, 9.99e-10, 5e-324] {
+            let problem = Number(x).seconds("t").map_err(|e| e.problem);
+            assert_eq!(problem, Err(Problem::BelowNanosecond(x)), "{x}");
+        }
     }
 
     #[test]
@@ -681,10 +714,15 @@ mod tests {
         let p = Policy::new();
         assert_eq!(p.fallback_wait(0), Duration::from_secs(2));
         assert_eq!(p.fallback_wait(3), Duration::from_secs(8));
-        assert_eq!(
-            p.fallback_wait(33),
-            Duration::from_secs(2).saturating_mul(u32::MAX)
-        );
+        // Past 32 doublings, where a 32-bit factor would stop: it still doubles.
+        assert_eq!(p.fallback_wait(33), Duration::from_secs(1 << 33));
+        assert_eq!(p.fallback_wait(34), Duration::from_secs(1 << 34));
+        assert_eq!(p.fallback_wait(u32::MAX), Duration::MAX);
+        let tiny = p.with_fallback_base(Duration::from_nanos(1));
+        assert_eq!(tiny.fallback_wait(35), Duration::from_nanos(1 << 34));
+        assert_eq!(tiny.fallback_wait(96), Duration::MAX);
+        let none = p.with_fallback_base(Duration::ZERO);
+        assert_eq!(none.fallback_wait(u32::MAX), Duration::ZERO);
         let huge = p.with_fallback_base(Duration::MAX);
         assert_eq!(huge.fallback_wait(2), Duration::MAX);
     }

@@ -193,7 +193,7 @@ const CASES: &[Case] = &[
         r#"{"name": "s", "timer_late_by_s": [0, -3], "responses": [{"duration_s": 1, "status": 200}]}"#,
         "s", "timer_late_by_s[1]", "negative",
     ),
-    // ---- a time too small to keep: read as zero, a budget of 4e-10 s was refused as "zero" ----
+    // ---- a time too small to keep, whether it would round to zero or up to a nanosecond ----
     load(
         "budget_s below a nanosecond",
         r#"{"name": "s", "policy": {"budget_s": 4e-10}, "responses": [{"duration_s": 0, "status": 200}]}"#,
@@ -202,6 +202,11 @@ const CASES: &[Case] = &[
     load(
         "min_wait_s below a nanosecond",
         r#"{"name": "s", "policy": {"min_wait_s": 1e-12}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "s", "policy.min_wait_s", "less than a nanosecond",
+    ),
+    load(
+        "min_wait_s below a nanosecond that would round up to one",
+        r#"{"name": "s", "policy": {"min_wait_s": 6e-10}, "responses": [{"duration_s": 1, "status": 200}]}"#,
         "s", "policy.min_wait_s", "less than a nanosecond",
     ),
     load(
