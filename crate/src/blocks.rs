@@ -342,14 +342,17 @@ fn keep(storage: &Storage, kept: &Object) {
     }
 }
 
-/// Reads the blocks earlier pages stored, as blocks from tabs.
+/// Reads the blocks that earlier pages and other tabs stored, as blocks from tabs: one this page
+/// did not know of reaches its running actions that hear the other tabs now, as it would have
+/// by the channel. (Another tab stores a block just after it posts it, so a page that reads the
+/// store in between learns it here first, and the message that follows is no news.)
 fn restore() {
     let Some(storage) = storage() else { return };
     let kept = stored(&storage);
     for entry in Object::entries(&kept).iter() {
         let pair: js_sys::Array = entry.unchecked_into();
         if let (Some(scope), Some(until_ms)) = (pair.get(0).as_string(), pair.get(1).as_f64()) {
-            with(|r| r.learn(&scope, until_ms, Learned::FromTabs));
+            heard_from_tabs(&scope, until_ms);
         }
     }
 }

@@ -2515,6 +2515,63 @@ async fn the_first_action_sharing_with_tabs_reads_the_kept_blocks_itself() {
     assert_clean();
 }
 
+/// A block another tab stored reaches this page's running actions that share with tabs as soon
+/// as the page reads the store, before the other tab's message: a tab stores a block right
+/// after it posts it, and `rateLimits()` (or a new action) may read the store in between, after
+/// which the message is no news. An action that shares only within the page hears nothing.
+#[wasm_bindgen_test]
+async fn a_stored_block_read_before_its_message_reaches_the_running_actions() {
+    let url = "http://stored-first.invalid/palettes";
+    let scope = "http://stored-first.invalid";
+    let policy = json!({ "budget_s": 6, "max_attempts": 3, "attempt_cap_s": 1.5,
+                         "min_wait_s": 0.05, "fallback_base_s": 0.1 });
+    // A 429 without Retry-After after 1 s: told nothing, an action tries again 0.1 s later.
+    let script = json!([
+        { "duration_s": 1.0, "status": 429 },
+        { "duration_s": 0.05, "status": 200, "body": list() }
+    ])
+    .to_string();
+    let (fetch_tabs, fetch_page) = (ScriptedFetch::new(&script), ScriptedFetch::new(&script));
+    let tabs = start(
+        url,
+        &sharing("tabs", &policy, &fetch_tabs, &UpdateLog::new()),
+    );
+    let page = start(
+        url,
+        &sharing("page", &policy, &fetch_page, &UpdateLog::new()),
+    );
+    while fetch_tabs.count() == 0 || fetch_page.count() == 0 {
+        sleep(5.0).await;
+    }
+    // Read first: the stored block is timed from the shared clock, read after it.
+    let before = now_ms();
+    let kept = json!({ scope: shared_now_ms() + 2500.0 });
+    storage()
+        .set_item(STORED, &kept.to_string())
+        .expect("stored");
+    let read = now_ms();
+    to_json(&retry_budget::rate_limits());
+    let (report_tabs, report_page) = (resolved(tabs).await, resolved(page).await);
+    let answered = calls(&fetch_tabs)[0].settled_ms.expect("answered");
+    assert!(
+        read < answered,
+        "the store was read {read} ms, after the first answer at {answered} ms"
+    );
+    assert_eq!(report_tabs["outcome"], "success", "{report_tabs}");
+    assert_eq!(events(&report_tabs, "blocked").len(), 1, "{report_tabs}");
+    let second = calls(&fetch_tabs)[1].start_ms - before;
+    assert!(
+        second >= 2500.0 - CLOCK_GRAIN_S * 1000.0,
+        "the tabs action tried again {second} ms after the block was stored, inside it"
+    );
+    assert_eq!(report_page["outcome"], "success", "{report_page}");
+    assert!(
+        events(&report_page, "blocked").is_empty(),
+        "a page-sharing action heard a stored block: {report_page}"
+    );
+    assert_clean();
+}
+
 /// Two blocks on one scope: the later end holds, whichever is heard last, in the page (for the
 /// next action and `rateLimits()`) and in what is kept for later pages. A: `Retry-After: 3`
 /// heard at about 0.1 s; B: `Retry-After: 1` heard at about 0.15 s, after A's. Once its block
