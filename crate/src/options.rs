@@ -341,6 +341,10 @@ fn object(value: &JsValue, name: &str) -> Result<(), OptionError> {
     Ok(())
 }
 
+/// The most entries a list option is read for: there are 500 statuses, and a test's timers are
+/// fewer. A `Proxy` may claim 2^32 - 1 entries and answer for each.
+const MOST_ENTRIES: u32 = 1000;
+
 /// An array of numbers, named `name` in errors.
 fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
     if !is_array(value).map_err(|_| threw(name))? {
@@ -350,6 +354,11 @@ fn numbers(value: &JsValue, name: &str) -> Result<Vec<f64>, OptionError> {
     // An array's length is a whole number below 2^32; `as` saturates anything else a `Proxy`
     // might report.
     let length = length.and_then(|l| l.as_f64()).unwrap_or(0.0) as u32;
+    if length > MOST_ENTRIES {
+        return Err(OptionError::Range(format!(
+            "options.{name} has {length} entries, more than the {MOST_ENTRIES} read"
+        )));
+    }
     (0..length)
         .map(|i| match js_sys::Reflect::get_u32(value, i) {
             Ok(item) => item

@@ -35,6 +35,8 @@ extern "C" {
     fn hide_then_show(gap_ms: f64) -> Promise;
     #[wasm_bindgen(js_name = hostileOptions)]
     fn hostile_options(fetch: &Function) -> js_sys::Array;
+    #[wasm_bindgen(js_name = endlessLists)]
+    fn endless_lists(fetch: &Function) -> js_sys::Array;
     #[wasm_bindgen(js_name = hostileScenarios)]
     fn hostile_scenarios() -> js_sys::Array;
     #[wasm_bindgen(js_name = foreignSignals)]
@@ -1463,10 +1465,11 @@ async fn bad_options_give_clear_errors() {
     assert_clean();
 }
 
-/// Hostile options (revoked proxies, getters and list lengths that throw, a proxy of a real
-/// signal, an array) are refused with an error naming the option, as a rejected promise, and
-/// never break the module: a JS exception that crossed its frames would leave every later call
-/// failing. After several hundred such calls a valid action still runs.
+/// Hostile options (revoked proxies, getters and list lengths that throw, lists that claim
+/// billions of entries, a proxy of a real signal, an array) are refused with an error naming
+/// the option, as a rejected promise, and never break the module: a JS exception that crossed
+/// its frames would leave every later call failing. After several hundred such calls a valid
+/// action still runs.
 #[wasm_bindgen_test]
 async fn hostile_options_are_refused_and_the_module_keeps_working() {
     let ok = json!([{ "duration_s": 0.01, "status": 200, "body": list() }]);
@@ -1485,6 +1488,16 @@ async fn hostile_options_are_refused_and_the_module_keeps_working() {
         assert!(
             message.contains(words.as_str()),
             "{message:?} should say {words:?}"
+        );
+    }
+    // A list that claims 2^32 - 1 entries is refused by its length, before any is read.
+    for opts in endless_lists(&fetch.fetch()).iter() {
+        let error = refused(JsValue::from_str("/palettes"), opts.unchecked_ref()).await;
+        assert_eq!(error["name"], "RangeError", "{error}");
+        let message = error["message"].as_str().expect("message");
+        assert!(
+            message.contains("has 4294967295 entries, more than the 1000 read"),
+            "{message:?}"
         );
     }
     for _ in 0..50 {

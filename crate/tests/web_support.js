@@ -373,6 +373,18 @@ export function hostileOptions(fetch) {
 }
 
 /**
+ * Options whose list claims 2^32 - 1 entries, each one 429, as a `Proxy` may: reading them all
+ * would take a minute and gigabytes before anything could be refused.
+ */
+export function endlessLists(fetch) {
+  const endless = () => new Proxy([], { get: (_, key) => (key === "length" ? 2 ** 32 - 1 : 429) });
+  return [
+    { fetch, policy: { retry_statuses: endless() } },
+    { fetch, testOnlyTimerLateBy_s: endless() },
+  ];
+}
+
+/**
  * Fetches, by name, that answer with something other than a Response of this realm: a Response
  * of another realm (an iframe's), an object that only looks like one, an object made from
  * `Response.prototype` whose getters throw, one whose `status` getter throws, a network error
