@@ -88,8 +88,10 @@ struct Channel {
 
 /// The channel's name: one per module, whatever the page.
 const CHANNEL: &str = "retry-budget:blocks";
-/// The `localStorage` key of the blocks shared with tabs: `{ scope: until_ms }`.
-const STORED: &str = "retry-budget:blocks";
+/// The start of the `localStorage` key of a block shared with tabs, which the scope follows;
+/// its value is the block's end, `until_ms`. One key per scope: two tabs that store blocks of
+/// different scopes at once never write over each other's.
+const STORED: &str = "retry-budget:block:";
 
 thread_local! {
     /// This page's or worker's blocks and listeners.
@@ -300,46 +302,35 @@ fn storage() -> Option<Storage> {
     member(&global(), "localStorage").and_then(|s| s.dyn_into::<Storage>().ok())
 }
 
-/// The stored blocks still in force, `{ scope: until_ms }`. Entries that ended, or whose time
-/// is not a finite number, are dropped from the store; a store that is not a JSON object is
-/// removed whole.
-fn stored(storage: &Storage) -> Object {
-    let kept = Object::new();
-    let Some(text) = storage.get_item(STORED).ok().flatten() else {
-        return kept;
-    };
-    let parsed = JSON::parse(&text)
-        .ok()
-        .filter(|v| v.is_object() && !v.is_array());
-    let Some(parsed) = parsed else {
-        let _ = storage.remove_item(STORED);
-        return kept;
-    };
+/// The stored blocks still in force, `(scope, until_ms)`. An entry that ended, or whose end is
+/// not a finite number, is removed from the store.
+fn stored(storage: &Storage) -> Vec<(String, f64)> {
     let now = shared_now_ms();
-    let entries = Object::entries(parsed.unchecked_ref());
-    for entry in entries.iter() {
-        let pair: js_sys::Array = entry.unchecked_into();
-        if let Some(until) = pair.get(1).as_f64().filter(|u| u.is_finite() && *u > now) {
-            set(
-                &kept,
-                &pair.get(0).as_string().unwrap_or_default(),
-                &until.into(),
-            );
+    let mut kept = Vec::new();
+    let mut gone = Vec::new();
+    for i in 0..storage.length().unwrap_or(0) {
+        let Some(key) = storage.key(i).ok().flatten() else {
+            continue;
+        };
+        let Some(scope) = key.strip_prefix(STORED) else {
+            continue;
+        };
+        match end_stored(storage, &key).filter(|u| u.is_finite() && *u > now) {
+            Some(until_ms) => kept.push((scope.to_owned(), until_ms)),
+            None => gone.push(key),
         }
     }
-    if Object::keys(&kept).length() < entries.length() {
-        keep(storage, &kept);
+    // Removed after the walk, which a removal would reorder.
+    for key in gone {
+        let _ = storage.remove_item(&key);
     }
     kept
 }
 
-/// Writes `kept` as the store, or removes the store when nothing is left in it.
-fn keep(storage: &Storage, kept: &Object) {
-    if Object::keys(kept).length() == 0 {
-        let _ = storage.remove_item(STORED);
-    } else if let Ok(text) = JSON::stringify(kept) {
-        let _ = storage.set_item(STORED, &String::from(text));
-    }
+/// The end stored under `key`, when what is stored there is a number.
+fn end_stored(storage: &Storage, key: &str) -> Option<f64> {
+    let text = storage.get_item(key).ok().flatten()?;
+    JSON::parse(&text).ok()?.as_f64()
 }
 
 /// Reads the blocks that earlier pages and other tabs stored, as blocks from tabs: one this page
@@ -348,20 +339,20 @@ fn keep(storage: &Storage, kept: &Object) {
 /// store in between learns it here first, and the message that follows is no news.)
 fn restore() {
     let Some(storage) = storage() else { return };
-    let kept = stored(&storage);
-    for entry in Object::entries(&kept).iter() {
-        let pair: js_sys::Array = entry.unchecked_into();
-        if let (Some(scope), Some(until_ms)) = (pair.get(0).as_string(), pair.get(1).as_f64()) {
-            heard_from_tabs(&scope, until_ms);
-        }
+    for (scope, until_ms) in stored(&storage) {
+        heard_from_tabs(&scope, until_ms);
     }
 }
 
-/// Stores a block for the pages that load later, beside the others still in force.
+/// Stores a block for the pages that load later, unless one of its scope that ends later is
+/// stored already.
 fn store(scope: &str, until_ms: f64) {
     let Some(storage) = storage() else { return };
-    let kept = stored(&storage);
-    let known = member(&kept, scope).and_then(|u| u.as_f64()).unwrap_or(0.0);
-    set(&kept, scope, &JsValue::from_f64(known.max(until_ms)));
-    keep(&storage, &kept);
+    let key = format!("{STORED}{scope}");
+    if end_stored(&storage, &key).is_some_and(|k| k.is_finite() && k >= until_ms) {
+        return;
+    }
+    if let Ok(text) = JSON::stringify(&JsValue::from_f64(until_ms)) {
+        let _ = storage.set_item(&key, &String::from(text));
+    }
 }

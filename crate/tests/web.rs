@@ -2121,10 +2121,10 @@ async fn sharing_within_the_page_is_the_default() {
         "origin_block",
         "{report_b}"
     );
+    let kept = stored_blocks();
     assert!(
-        !stored_blocks().contains("default-share.invalid"),
-        "a page block was kept for other tabs: {}",
-        stored_blocks()
+        !kept.to_string().contains("default-share.invalid"),
+        "a page block was kept for other tabs: {kept}"
     );
     assert_clean();
 }
@@ -2227,16 +2227,37 @@ fn storage() -> web_sys::Storage {
         .unchecked_into()
 }
 
-/// The key the module keeps those blocks under.
-const STORED: &str = "retry-budget:blocks";
+/// The start of the key the module keeps a scope's block under; the scope follows it.
+const STORED: &str = "retry-budget:block:";
 
-/// What is kept under [`STORED`], or "" when nothing is.
-fn stored_blocks() -> String {
+/// Stores `text` as the kept end of `scope`'s block, as another page would.
+fn keep_block(scope: &str, text: &str) {
     storage()
-        .get_item(STORED)
+        .set_item(&format!("{STORED}{scope}"), text)
+        .expect("stored");
+}
+
+/// What is kept for `scope`, as stored, if anything.
+fn kept_block(scope: &str) -> Option<String> {
+    storage()
+        .get_item(&format!("{STORED}{scope}"))
         .ok()
         .flatten()
-        .unwrap_or_default()
+}
+
+/// Every block kept, `{ scope: until_ms }`, read as the module stores them.
+fn stored_blocks() -> Value {
+    let storage = storage();
+    let mut kept = serde_json::Map::new();
+    for i in 0..storage.length().expect("length") {
+        let key = storage.key(i).ok().flatten().expect("a key");
+        if let Some(scope) = key.strip_prefix(STORED) {
+            let text = storage.get_item(&key).ok().flatten().expect("an entry");
+            let until = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            kept.insert(scope.to_owned(), until);
+        }
+    }
+    Value::Object(kept)
 }
 
 /// An action pressed while `url`'s origin may be blocked: when its first request went, in ms
@@ -2365,11 +2386,11 @@ async fn a_page_only_block_never_leaves_the_page() {
     );
     let kept = stored_blocks();
     assert!(
-        !kept.contains(page_scope),
+        kept.get(page_scope).is_none(),
         "a page-only block was kept: {kept}"
     );
     assert!(
-        kept.contains(tabs_scope),
+        kept.get(tabs_scope).is_some(),
         "a tabs block was not kept: {kept}"
     );
     for (action, _fetch) in actions {
@@ -2445,9 +2466,11 @@ async fn blocks_shared_with_tabs_survive_a_reload() {
     // Read first: the stored block is timed from `shared_now`, which cannot precede it.
     let t0 = now_ms();
     let shared_now = shared_now_ms();
-    let kept = json!({ scope: shared_now + 800.0, "http://ended.invalid": shared_now - 5.0 });
+    keep_block(scope, &(shared_now + 800.0).to_string());
+    keep_block("http://ended.invalid", &(shared_now - 5.0).to_string());
+    // What the page keeps under keys of its own is not the module's to read or remove.
     storage()
-        .set_item(STORED, &kept.to_string())
+        .set_item("retry-budget:blocked", "the page's own")
         .expect("stored");
     let listed = heard_of(scope).await;
     assert!(num(&listed["until_s"]) <= 0.8, "{listed}");
@@ -2461,52 +2484,41 @@ async fn blocks_shared_with_tabs_survive_a_reload() {
         tabs >= 800.0 - CLOCK_GRAIN_S * 1000.0,
         "the tabs action went at {tabs} ms, inside the stored block"
     );
-    let after = stored_blocks();
-    assert!(
-        !after.contains("ended.invalid"),
-        "an ended block is still kept: {after}"
+    assert_eq!(
+        kept_block("http://ended.invalid"),
+        None,
+        "an ended block is still kept"
     );
 
-    storage().set_item(STORED, "{not json").expect("stored");
-    assert!(to_json(&retry_budget::rate_limits())
-        .as_array()
-        .expect("array")
-        .iter()
-        .all(|l| l["scope"] != "http://corrupt.invalid"),);
-    assert_eq!(
-        storage().get_item(STORED).ok().flatten(),
-        None,
-        "a corrupt store is removed"
-    );
-    // A store whose every block has ended is removed, not left behind empty.
-    let ended = json!({ "http://ended.invalid": shared_now_ms() - 5.0 });
-    storage()
-        .set_item(STORED, &ended.to_string())
-        .expect("stored");
-    to_json(&retry_budget::rate_limits());
-    assert_eq!(
-        storage().get_item(STORED).ok().flatten(),
-        None,
-        "a store of ended blocks is removed"
-    );
+    // An entry that is no end (not JSON, JSON but not a number) is ignored and removed.
+    for (scope, text) in [
+        ("http://corrupt.invalid", "{not json"),
+        ("http://listed.invalid", "[]"),
+        ("http://named.invalid", r#""soon""#),
+    ] {
+        keep_block(scope, text);
+        assert!(to_json(&retry_budget::rate_limits())
+            .as_array()
+            .expect("array")
+            .iter()
+            .all(|l| l["scope"] != scope));
+        assert_eq!(kept_block(scope), None, "{text} is still kept");
+    }
     // A stored end that is no number a clock can reach is ignored, not waited for forever.
-    storage()
-        .set_item(STORED, r#"{"http://forever.invalid": 1e999}"#)
-        .expect("stored");
+    keep_block("http://forever.invalid", "1e999");
     let (forever, at_once) =
         first_request_ms("http://forever.invalid/palettes", "tabs", None, now_ms()).await;
     assert!(
         at_once,
         "a tabs action waited {forever} ms for an endless stored block"
     );
-    // A store that is JSON but not a map of blocks is removed too.
-    storage().set_item(STORED, "[]").expect("stored");
-    to_json(&retry_budget::rate_limits());
     assert_eq!(
-        storage().get_item(STORED).ok().flatten(),
-        None,
-        "a store that is a list is removed"
+        storage().get_item("retry-budget:blocked").ok().flatten(),
+        Some("the page's own".to_owned())
     );
+    storage()
+        .remove_item("retry-budget:blocked")
+        .expect("removed");
     assert_clean();
 }
 
@@ -2515,10 +2527,10 @@ async fn blocks_shared_with_tabs_survive_a_reload() {
 #[wasm_bindgen_test]
 async fn the_first_action_sharing_with_tabs_reads_the_kept_blocks_itself() {
     let t0 = now_ms();
-    let kept = json!({ "http://kept-first.invalid": shared_now_ms() + 800.0 });
-    storage()
-        .set_item(STORED, &kept.to_string())
-        .expect("stored");
+    keep_block(
+        "http://kept-first.invalid",
+        &(shared_now_ms() + 800.0).to_string(),
+    );
     let (went, at_once) =
         first_request_ms("http://kept-first.invalid/palettes", "tabs", None, t0).await;
     assert!(
@@ -2558,10 +2570,7 @@ async fn a_stored_block_read_before_its_message_reaches_the_running_actions() {
     }
     // Read first: the stored block is timed from the shared clock, read after it.
     let before = now_ms();
-    let kept = json!({ scope: shared_now_ms() + 2500.0 });
-    storage()
-        .set_item(STORED, &kept.to_string())
-        .expect("stored");
+    keep_block(scope, &(shared_now_ms() + 2500.0).to_string());
     let read = now_ms();
     to_json(&retry_budget::rate_limits());
     let (report_tabs, report_page) = (resolved(tabs).await, resolved(page).await);
@@ -2615,7 +2624,7 @@ async fn of_two_blocks_on_one_scope_the_later_end_holds() {
         let listed = heard_of(origin).await;
         assert!(num(&listed["until_s"]) > 2.5, "{share}: {listed}");
         if share == "tabs" {
-            let kept: Value = serde_json::from_str(&stored_blocks()).expect("a kept map");
+            let kept = stored_blocks();
             let left_ms = kept[origin].as_f64().map(|u| u - shared_now_ms());
             assert!(left_ms.is_some_and(|l| l > 2_500.0), "{share}: kept {kept}");
         }

@@ -82,13 +82,18 @@ function startWhenListed(scope, specs) {
   });
 }
 
-/** The key under which the module keeps the blocks shared with tabs for later pages. */
-const STORED = "retry-budget:blocks";
+/** The start of the keys under which the module keeps the blocks shared with tabs for later
+ *  pages, one per scope: the scope follows it, and the value is the block's end. */
+const STORED = "retry-budget:block:";
 
-/** What the module keeps in this origin's `localStorage` (`{ scope: until_ms }`), or null. */
+/** The module's keys in this origin's `localStorage`. */
+const storedKeys = () => Object.keys(localStorage).filter((key) => key.startsWith(STORED));
+
+/** What the module keeps (`{ scope: until_ms }`), or null when it keeps nothing. */
 function stored() {
-  const text = localStorage.getItem(STORED);
-  return text === null ? null : JSON.parse(text);
+  const keys = storedKeys();
+  if (keys.length === 0) return null;
+  return Object.fromEntries(keys.map((key) => [key.slice(STORED.length), JSON.parse(localStorage.getItem(key))]));
 }
 
 window.sharing = {
@@ -98,7 +103,7 @@ window.sharing = {
   result,
   rateLimits: () => rateLimits(),
   stored,
-  forgetStored: () => localStorage.removeItem(STORED),
+  forgetStored: () => storedKeys().forEach((key) => localStorage.removeItem(key)),
 };
 
 init().then(() => { document.body.dataset.ready = "true"; });
