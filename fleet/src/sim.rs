@@ -129,7 +129,9 @@ enum Ev {
     Timer(u32),
 }
 
-/// An event in the queue, ordered earliest first and, at one time, first pushed first.
+/// An event in the queue, ordered earliest first; at one time, timers after everything else
+/// (rule 17 takes a block that arrives at the instant of a timer first, and a block reaches a
+/// widget through an answer to another), and otherwise first pushed first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     at: u64,
@@ -137,10 +139,16 @@ struct Entry {
     ev: Ev,
 }
 
+impl Entry {
+    fn key(&self) -> (u64, bool, u64) {
+        (self.at, matches!(self.ev, Ev::Timer(_)), self.seq)
+    }
+}
+
 impl Ord for Entry {
     /// Reversed, so that the max-heap pops the earliest.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
+        other.key().cmp(&self.key())
     }
 }
 
@@ -699,6 +707,52 @@ mod tests {
             }
         });
         assert_eq!(sent, [2, 3, 1]);
+    }
+
+    /// Rule 17: a block that arrives at the instant of a timer is taken first. Two pages of
+    /// three widgets, a window of one request a second, dates in `Retry-After`, every trip
+    /// exactly 100 ms, a service that answers two a second. At 3.6 s widget 5's wait ends just
+    /// as widget 3 reads a 429 that blocks page 1 until 4 s; widget 5's timer was queued long
+    /// before that answer, and used to fire first: it sent at 3.6 s, inside the block, and was
+    /// told of it after. Whatever a widget is told at an instant, it knows before it sends.
+    #[test]
+    fn a_block_at_the_instant_of_a_timer_is_taken_before_it() {
+        let s = Scenario {
+            pages: 2,
+            widgets: 3,
+            limiter: Limiter::Window {
+                limit: 1,
+                window_s: 1,
+            },
+            retry_after: RetryAfterMode::Date,
+            serve: 2,
+            ..two_pages()
+        };
+        let ours = Kind::Ours {
+            policy: Policy::new(),
+            share: true,
+        };
+        let (mut sent, mut told) = (Vec::new(), Vec::new());
+        run_observed(&s, ours, &[0, NS / 2], |note| match note {
+            Note::Sent { widget, at } => sent.push((widget, at)),
+            Note::Told { widget, at, until } => told.push((widget, at, until)),
+            Note::Stopped { .. } => {}
+        });
+        assert!(
+            told.iter()
+                .any(|&(w, at, until)| w == 5 && at == 3_600_000_000 && until == 4 * NS),
+            "{told:?}"
+        );
+        for &(widget, at) in &sent {
+            let known = (told.iter())
+                .filter(|&&(w, when, _)| w == widget && when <= at)
+                .map(|&(_, _, until)| until)
+                .max();
+            assert!(
+                known.is_none_or(|until| until <= at),
+                "widget {widget} sent at {at}, inside a block until {known:?}: {sent:?}"
+            );
+        }
     }
 
     /// Pages spread over half a second arrive across it, not all at once.
