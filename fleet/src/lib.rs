@@ -88,9 +88,10 @@ pub fn simulate(s: &Scenario) -> Fleet {
 }
 
 /// Bin widths for the requests-per-second series, in milliseconds: each a whole number of
-/// ticks, and each divides a power of ten, so every rate is an exact decimal.
-const BINS_MS: [u64; 13] = [
-    100, 200, 250, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 25_000, 50_000, 100_000,
+/// ticks, and each divides a power of ten, so every rate is an exact decimal. (250 ms is not
+/// a whole number of 100 ms ticks: its bins held 200 ms and read every rate a fifth low.)
+const BINS_MS: [u64; 12] = [
+    100, 200, 500, 1000, 2000, 2500, 5000, 10_000, 20_000, 25_000, 50_000, 100_000,
 ];
 
 /// The most points a series has, unless the run is longer than 100 s × this.
@@ -109,7 +110,10 @@ impl Fleet {
         let tick_ms = TICK_NS / 1_000_000;
         let end_ms = (ticks as u64).saturating_sub(1) * tick_ms;
         let fits = |bin: &&u64| end_ms / **bin < MAX_POINTS;
-        *BINS_MS.iter().find(fits).unwrap_or(&BINS_MS[12])
+        *BINS_MS
+            .iter()
+            .find(fits)
+            .unwrap_or(&BINS_MS[BINS_MS.len() - 1])
     }
 
     /// Each policy's requests per bin of [`Fleet::bin_ms`], all series of the same length.
@@ -232,16 +236,37 @@ mod tests {
         assert_eq!(lengths, [121, 121]);
     }
 
-    /// A bin's width and rate are written exactly: 500 ticks (50 s) take 250 ms bins, said as
-    /// 0.25 s; 30,000 ticks (50 min) take 20 s bins, where one request is 0.05 a second.
+    /// A bin's width and rate are written exactly: 500 ticks (50 s) take 500 ms bins, said as
+    /// 0.5 s; 30,000 ticks (50 min) take 20 s bins, where one request is 0.05 a second.
     #[test]
     fn bin_widths_and_rates_are_written_to_the_millisecond() {
-        assert_eq!(ticks(vec![1; 500]).report().bin_s, 0.25);
+        assert_eq!(ticks(vec![1; 500]).report().bin_s, 0.5);
         let mut one = vec![0; 30_000];
         one[0] = 1;
         let report = ticks(one).report();
         assert_eq!(report.bin_s, 20.0);
         assert_eq!(report.policies[0].requests_per_s[..2], [0.05, 0.0]);
+    }
+
+    /// Every bin is a whole number of ticks, so a steady rate reads the same at every width:
+    /// one request a tick is ten a second, however long the run.
+    #[test]
+    fn a_steady_rate_reads_the_same_in_bins_of_every_width() {
+        assert!(BINS_MS.iter().all(|ms| ms * 1_000_000 % TICK_NS == 0));
+        for seconds in [10, 30, 50, 100, 300, 1000, 3000] {
+            let report = ticks(vec![1; seconds * 10]).report();
+            let rates = &report.policies[0].requests_per_s;
+            assert!(
+                rates.len() <= MAX_POINTS as usize,
+                "{seconds} s: {}",
+                rates.len()
+            );
+            assert!(
+                rates.iter().all(|&rate| rate == 10.0),
+                "{seconds} s in bins of {} s: {rates:?}",
+                report.bin_s
+            );
+        }
     }
 
     #[test]
