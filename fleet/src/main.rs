@@ -72,17 +72,27 @@ fn table(fleet: &Fleet) -> String {
         ("requests / action max", |f| f.most_per_action.to_string()),
         ("requests after outcome", |f| f.after_outcome.to_string()),
     ];
-    let mut out = format!("{:<26}", "");
-    for run in &fleet.runs {
-        out += &format!("{:>16}", run.name);
-    }
-    for (label, cell) in rows {
-        out += &format!("\n{label:<26}");
-        for run in &fleet.runs {
-            out += &format!("{:>16}", cell(&run.figures));
+    // Each policy's column: its name, then its cells, right-aligned 16 wide, or wider with a
+    // space before its widest cell ("1000000 / 1000000" is 17).
+    let columns: Vec<Vec<String>> = (fleet.runs.iter())
+        .map(|run| {
+            let cells = rows.iter().map(|(_, cell)| cell(&run.figures));
+            std::iter::once(run.name.to_owned()).chain(cells).collect()
+        })
+        .collect();
+    let widths: Vec<usize> = (columns.iter())
+        .map(|column| column.iter().map(|c| c.len() + 1).fold(16, usize::max))
+        .collect();
+    let labels = std::iter::once("").chain(rows.iter().map(|(label, _)| *label));
+    let mut out = String::new();
+    for (i, label) in labels.enumerate() {
+        out += &format!("{label:<26}");
+        for (column, &width) in columns.iter().zip(&widths) {
+            out += &format!("{:>width$}", column[i]);
         }
+        out += "\n";
     }
-    out + "\n"
+    out
 }
 
 fn main() {
@@ -204,5 +214,33 @@ mod tests {
             ("requests after outcome", "1"),
         ];
         assert_eq!(rows, expected);
+    }
+
+    /// A cell wider than a column's 16 characters widens its column, with a space before it:
+    /// seven-digit counts of actions ran into the next column's.
+    #[test]
+    fn a_wide_cell_widens_its_column_and_stays_apart() {
+        let figures = fleet::Figures {
+            actions: 1_000_000,
+            with_data: 1_000_000,
+            ..fleet::Figures::default()
+        };
+        let run = |name| fleet::PolicyRun {
+            name,
+            figures: figures.clone(),
+            per_tick: Vec::new(),
+        };
+        let text = table(&Fleet {
+            runs: vec![run("ours"), run("ky defaults")],
+        });
+        let data = (text.lines())
+            .find(|l| l.starts_with("actions with data"))
+            .expect("the row");
+        assert!(
+            data.ends_with(" 1000000 / 1000000 1000000 / 1000000"),
+            "{data:?}"
+        );
+        let names = text.lines().next().expect("the names");
+        assert_eq!(names.len(), data.len(), "{text}");
     }
 }
