@@ -90,8 +90,16 @@ async fn log_get(State(app): State<Arc<AppState>>, uri: Uri) -> Response {
     json(&entries)
 }
 
-/// `DELETE /log`: forgets every entry (run counters are kept, so a run id stays used).
-async fn log_delete(State(app): State<Arc<AppState>>) -> Response {
+/// `DELETE /log`: forgets every entry (run counters are kept, so a run id stays used). It takes
+/// no parameters: `?run=` there, read as `GET /log` reads it, would clear more than it named.
+async fn log_delete(State(app): State<Arc<AppState>>, uri: Uri) -> Response {
+    if uri.query().is_some_and(|q| !q.is_empty()) {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "DELETE /log clears the whole log and takes no parameters; nothing was cleared"
+                .to_owned(),
+        );
+    }
     let cleared = app.log.clear();
     json(&serde_json::json!({ "cleared": cleared }))
 }

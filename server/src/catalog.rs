@@ -414,7 +414,9 @@ fn list_fixture_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, Vec<String>
     let mut files: Vec<_> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "json") && path.is_file())
+        // Whatever is named `*.json` is read: a link to nowhere or a folder is refused, not
+        // skipped unseen.
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
         .collect();
     files.sort();
     Ok(files)
@@ -492,10 +494,26 @@ fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, S
     })
 }
 
+/// Headers that frame the message or the connection (RFC 9110 sections 7.6.1 and 8.6, RFC
+/// 9112 section 6): the server writes them from the body it sends, and a scripted one would
+/// either be replaced or contradict the body, and the client would read a broken response.
+const FRAMING: [&str; 7] = [
+    "content-length",
+    "transfer-encoding",
+    "connection",
+    "keep-alive",
+    "proxy-connection",
+    "te",
+    "upgrade",
+];
+
 /// A scripted header as it will be sent, or why it cannot be.
 fn check_header(key: &str, value: &str) -> Result<(HeaderName, String), &'static str> {
     let name =
         HeaderName::from_bytes(key.as_bytes()).map_err(|_| "not a valid HTTP header name")?;
+    if FRAMING.contains(&name.as_str()) {
+        return Err("frames the message or the connection, which the server does itself from                     the body it sends; it cannot be scripted");
+    }
     HeaderValue::from_str(value)
         .map_err(|_| "not a valid HTTP header value (visible ASCII, spaces and tabs only)")?;
     Ok((name, value.to_string()))

@@ -1,6 +1,6 @@
 //! The command line, read with clap: where to listen and what to serve.
 
-use std::path::PathBuf;
+use std::path::{Component, PathBuf};
 use std::time::Duration;
 
 use clap::builder::NonEmptyStringValueParser;
@@ -175,6 +175,13 @@ fn mount(text: &str) -> Result<(String, PathBuf), String> {
     if !segments_ok || dir.is_empty() {
         return Err(bad());
     }
+    let inside = (std::path::Path::new(dir).components())
+        .all(|part| matches!(part, Component::Normal(_) | Component::CurDir));
+    if !inside {
+        return Err(format!(
+            "{dir} must be a folder inside the root: a relative path, without `..`"
+        ));
+    }
     let first = prefix.split('/').nth(1).unwrap_or_default();
     if ROUTES.contains(&first) {
         return Err(format!(
@@ -299,6 +306,16 @@ mod tests {
         let (kind, message) = error(&["--mount", "/e2e=a", "--mount", "/e2e=b"], None);
         assert_eq!(kind, ErrorKind::ValueValidation);
         assert!(message.contains("/e2e is given twice"), "{message}");
+        // The folder is inside the root: not an absolute path, and never above it.
+        for outside in ["/e2e=/etc", "/e2e=../secrets", "/e2e=www/../../x"] {
+            let (kind, message) = error(&["--mount", outside], None);
+            assert_eq!(kind, ErrorKind::ValueValidation, "{outside}");
+            assert!(
+                message.contains("must be a folder inside the root"),
+                "{outside}: {message}"
+            );
+        }
+        assert_eq!(run(&["--mount", "/e2e=./www"], None).mounts.len(), 1);
         // A name that only starts like a route is free.
         assert_eq!(run(&["--mount", "/pkgs=x"], None).mounts.len(), 1);
     }

@@ -15,7 +15,7 @@ use serde::Serialize;
 /// grow the server's memory without bound by sending requests.
 pub const LOG_CAPACITY: usize = 20_000;
 
-/// The most bytes of a request's URI, and of each parameter, an entry keeps.
+/// The most bytes of a request's URI, its `Origin` and each parameter an entry keeps.
 const URI_KEPT: usize = 512;
 
 /// The longest `run`, `scenario` or `collection` a `/palettes` request may give, in bytes.
@@ -61,6 +61,11 @@ pub fn clip(text: &str, max: usize) -> String {
 /// A request's URI as its log entry keeps it.
 pub fn kept_uri(uri: &Uri) -> String {
     clip(&uri.to_string(), URI_KEPT)
+}
+
+/// A request's `Origin` as its log entry keeps it.
+pub fn kept_origin(origin: &str) -> String {
+    clip(origin, URI_KEPT)
 }
 
 /// What the server did with a request.

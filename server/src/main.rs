@@ -56,6 +56,9 @@ async fn run(options: Options) -> ExitCode {
     let Some(catalog) = load_scenarios(&options) else {
         return ExitCode::FAILURE;
     };
+    if !mounts_are_folders(&options) {
+        return ExitCode::FAILURE;
+    }
     warn_missing(&options.root);
     let Some((listeners, origins)) = open_listeners(&options).await else {
         return ExitCode::FAILURE;
@@ -123,6 +126,23 @@ fn refuse<T>(problems: &[String], whose: &str) -> Option<T> {
 }
 
 /// Warns about files under `root` without which the page cannot work.
+/// Whether every `--mount` names a folder under the root; says which do not.
+fn mounts_are_folders(options: &Options) -> bool {
+    let mut all = true;
+    for (prefix, dir) in &options.mounts {
+        let folder = options.root.join(dir);
+        if !folder.is_dir() {
+            eprintln!(
+                "fixture-server: --mount {prefix}={}: {} is not a folder; refusing to start",
+                dir.display(),
+                folder.display()
+            );
+            all = false;
+        }
+    }
+    all
+}
+
 fn warn_missing(root: &std::path::Path) {
     for (path, hint) in [
         ("www/index.html", "the page will not load"),

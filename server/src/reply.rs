@@ -5,12 +5,12 @@ use std::time::SystemTime;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-/// The request's `Origin` header, if any.
+/// The request's `Origin` header, if any, cut as the log cuts what a client sends.
 pub(crate) fn origin_of(headers: &HeaderMap) -> Option<String> {
     headers
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok())
-        .map(String::from)
+        .map(crate::log::kept_origin)
 }
 
 /// Sets `Date` to `now`; returns the value.

@@ -496,6 +496,19 @@ async fn beacons_are_logged_and_answered_with_no_content() {
     assert_eq!(log.len(), 1);
     assert_eq!(log[0]["uri"], "/beacon?via=test&run=beacon-run");
     assert_eq!(log[0]["status"], 204);
+    // A client's `Origin` is kept cut, as its URI is: 200 kB a request grew the log by as much.
+    let long = format!("http://{}.test", "o".repeat(200_000));
+    let reply = support::send(
+        hyper::Method::GET,
+        &server.at("/beacon?run=long-origin"),
+        &[("origin", &long)],
+    )
+    .await
+    .expect("a response");
+    assert_eq!(reply.status, 204);
+    let log = server.log("long-origin").await;
+    let kept = log[0]["origin"].as_str().expect("the origin");
+    assert_eq!(kept, format!("{}…", &long[..512]));
 }
 
 /// Runs the server on `root` with the fault file `faults`, expecting it to refuse to start.

@@ -562,6 +562,17 @@ async fn the_log_can_be_cleared_without_resetting_runs() {
     let server = Server::start(&root.0);
     let url = server.palettes("tiny-two", "cleared");
     assert_eq!(get(&url).await.expect("1").status, 429);
+    // `?run=` does not narrow a clear: it is refused, and nothing is cleared.
+    let narrowed = send(Method::DELETE, &server.at("/log?run=cleared"), &[])
+        .await
+        .expect("DELETE /log?run=");
+    assert_eq!(narrowed.status, 400, "{}", narrowed.body);
+    assert!(
+        narrowed.body.contains("takes no parameters"),
+        "{}",
+        narrowed.body
+    );
+    assert_eq!(server.log("cleared").await.len(), 1);
     let cleared = send(Method::DELETE, &server.at("/log"), &[])
         .await
         .expect("DELETE /log");
@@ -771,6 +782,62 @@ fn a_name_used_in_two_files_stops_the_server_from_starting() {
         stderr.contains("b.json: scenario \"twice\": the name is already used in a.json"),
         "{stderr}"
     );
+}
+
+/// A scripted header that frames the message (its length, its coding) or the connection would
+/// contradict the body the server sends: the client read an empty reply where the log said
+/// 200. Such a scenario is refused at the start, naming the field.
+#[test]
+fn a_scripted_framing_header_stops_the_server_from_starting() {
+    for (header, value) in [
+        ("Transfer-Encoding", "chunked"),
+        ("Content-Length", "999"),
+        ("connection", "close"),
+        ("Upgrade", "websocket"),
+    ] {
+        let root = TempDir::new();
+        let scenario = json!({ "scenarios": [{ "name": "framed", "responses": [
+            { "duration_s": 1, "status": 200, "headers": { header: value }, "body": ["x"] }
+        ] }] });
+        root.write("fixtures/framed.json", scenario.to_string());
+        let (ok, stdout, stderr) = refusal(&root);
+        assert!(!ok, "{header}");
+        assert_eq!(stdout, "");
+        let field = format!("field `responses[0].headers.{header}`: frames the message");
+        assert!(stderr.contains(&field), "{header}: {stderr}");
+    }
+}
+
+/// Whatever is named `*.json` in the fixtures folder is read: a link to nowhere is an unreadable
+/// file, not skipped unseen.
+#[cfg(unix)]
+#[test]
+fn a_fixture_link_to_nowhere_stops_the_server_from_starting() {
+    let root = tiny_root();
+    std::os::unix::fs::symlink(
+        root.0.join("nowhere.json"),
+        root.0.join("fixtures/dangling.json"),
+    )
+    .expect("a link");
+    let (ok, _, stderr) = refusal(&root);
+    assert!(!ok);
+    assert!(stderr.contains("dangling.json: cannot read"), "{stderr}");
+}
+
+/// A `--mount` folder that does not exist, or is a file, is refused at the start, naming the
+/// flag: every request under it would have been a 404, or the file served for every path.
+#[test]
+fn a_mount_that_is_not_a_folder_stops_the_server_from_starting() {
+    let root = tiny_root();
+    for mount in ["/x=nowhere", "/x=secret.txt"] {
+        let (ok, _, stderr) = support::refusal(&root.0, &["--mount", mount]);
+        assert!(!ok, "{mount}");
+        assert!(
+            stderr.contains(&format!("--mount {mount}: ")),
+            "{mount}: {stderr}"
+        );
+        assert!(stderr.contains("is not a folder"), "{mount}: {stderr}");
+    }
 }
 
 #[test]
