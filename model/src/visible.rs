@@ -28,9 +28,11 @@ impl Action {
                 ),
                 _ => String::new(),
             };
+            // The wait left from now: a block that moved the start came after the wait began.
+            let left = plan.until.saturating_sub(self.elapsed().max(plan.from));
             let mut lines = vec![format!(
                 "Waiting {} s before attempt {} of {max}{blocked}. {} s of the budget left.",
-                tenths(plan.until.saturating_sub(plan.from)),
+                tenths(left),
                 plan.after_attempt.saturating_add(1),
                 tenths(self.remaining(plan.until)),
             )];
@@ -76,10 +78,19 @@ impl Action {
                 let covers = self.scope().covers();
                 format!("Stopped: the service asked every request {covers} to wait {asked}")
             }
-            StopCause::AttemptsExhausted { .. } => match self.attempts() {
-                1 => "Stopped: the one attempt allowed was rate limited.".into(),
-                n => format!("Stopped: all {n} attempts were rate limited."),
-            },
+            StopCause::AttemptsExhausted { .. } => {
+                // Every refusal was a 429 only when 429 is the one status retried.
+                let how = if self.policy().retry_statuses.iter().eq([429]) {
+                    "rate limited"
+                } else {
+                    "refused"
+                };
+                match self.attempts() {
+                    1 => format!("Stopped: the one attempt allowed was {how}."),
+                    2 => format!("Stopped: both attempts were {how}."),
+                    n => format!("Stopped: all {n} attempts were {how}."),
+                }
+            }
             StopCause::ClockUntrusted { .. } => {
                 "Stopped: the service's retry time needs a clock this page cannot trust.".into()
             }
@@ -144,9 +155,10 @@ impl Action {
             }
             StopCause::LateWake { woke, .. } => {
                 let cap = tenths(policy.attempt_cap);
+                let latest = policy.budget.saturating_sub(policy.attempt_cap);
                 format!(
                     "The wait ended at {} s, too late to reserve {} {cap}-second attempt before the {}-second deadline. {no_retry}",
-                    tenths(*woke),
+                    decimals(*woke, digits_past(*woke, latest)),
                     article(&cap),
                     tenths(policy.budget)
                 )
@@ -172,12 +184,15 @@ impl Action {
     }
 
     /// "Attempt 2 could start at 18 s but might run until 22 s, past the 20-second budget."
+    /// Both times to a tenth, or finer where a tenth would not show the end past the budget.
     fn cap_past_deadline(&self, attempt: u32, start: Duration) -> String {
         let policy = self.policy();
+        let end = start.saturating_add(policy.attempt_cap);
+        let digits = digits_past(end, policy.budget);
         format!(
             "Attempt {attempt} could start at {} s but might run until {} s, past the {}-second budget.",
-            tenths(start),
-            tenths(start.saturating_add(policy.attempt_cap)),
+            decimals(start, digits),
+            decimals(end, digits),
             tenths(policy.budget)
         )
     }
@@ -253,24 +268,44 @@ fn article(figure: &str) -> &'static str {
 
 /// A duration in seconds, rounded to a tenth, without a trailing ".0": "2", "2.5".
 pub(crate) fn tenths(d: Duration) -> String {
-    let mut whole = d.as_secs();
-    let mut tenth = (d.subsec_nanos() + 50_000_000) / 100_000_000;
-    if tenth == 10 {
-        whole = whole.saturating_add(1);
-        tenth = 0;
-    }
-    if tenth == 0 {
-        whole.to_string()
+    decimals(d, 1)
+}
+
+/// `d` rounded half up to `digits` decimals of a second (1 to 9); the longest time rounds down
+/// to its whole seconds rather than past them.
+fn rounded(d: Duration, digits: u32) -> Duration {
+    let unit = 10u32.pow(9 - digits.clamp(1, 9));
+    let nanos = (d.subsec_nanos() + unit / 2) / unit * unit;
+    if nanos < 1_000_000_000 {
+        Duration::new(d.as_secs(), nanos)
     } else {
-        format!("{whole}.{tenth}")
+        Duration::from_secs(d.as_secs().saturating_add(1))
     }
+}
+
+/// `d` in seconds, rounded to `digits` decimals, written without trailing zeros.
+fn decimals(d: Duration, digits: u32) -> String {
+    let shown = rounded(d, digits);
+    let fraction = format!("{:09}", shown.subsec_nanos());
+    let fraction = fraction[..digits.clamp(1, 9) as usize].trim_end_matches('0');
+    if fraction.is_empty() {
+        shown.as_secs().to_string()
+    } else {
+        format!("{}.{fraction}", shown.as_secs())
+    }
+}
+
+/// The fewest decimals (from one) that show `d` past `limit` when it is: a cap that ends at
+/// 20.04 s is past a 20-second budget, which "20 s" would deny.
+fn digits_past(d: Duration, limit: Duration) -> u32 {
+    (1..=9).find(|&k| rounded(d, k) > limit).unwrap_or(1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::action::{ReceiptClock, Response, TransportError};
-    use crate::policy::Policy;
+    use crate::policy::{Policy, StatusSet};
 
     /// The visible lines while waiting after attempt 1 was answered at 1 s with a 429 carrying
     /// `retry_after` and `ratelimit`, its wait spread by `draw`.
@@ -394,7 +429,7 @@ mod tests {
     fn every_stop_says_why_in_its_own_words() {
         let s = Duration::from_secs;
         let response = |retry_after| Response::new(429, Some(retry_after), ReceiptClock::Absent);
-        let cases: [(&str, Vec<String>, &[&str]); 6] = [
+        let cases: [(&str, Vec<String>, &[&str]); 7] = [
             (
                 "leaving while a request is in flight",
                 after(&[], |a| {
@@ -426,6 +461,17 @@ mod tests {
                     "Stopped: retry budget cannot fit another request.",
                     "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
                     "The service requested an 18-second delay. Attempt 2 could start at 20 s but might run until 24 s, past the 20-second budget. No retry was sent.",
+                ],
+            ),
+            (
+                "a refused wait whose cap ends a few hundredths past the deadline",
+                after(&[], |a| {
+                    let _ = a.on_response(Duration::from_millis(2040), response("14"));
+                }),
+                &[
+                    "Stopped: retry budget cannot fit another request.",
+                    "Last response: 429. Attempts: 1 of 3. Elapsed: 2 seconds.",
+                    "The service requested a 14-second delay. Attempt 2 could start at 16.04 s but might run until 20.04 s, past the 20-second budget. No retry was sent.",
                 ],
             ),
             (
@@ -476,6 +522,106 @@ mod tests {
         ];
         for (d, want) in cases {
             assert_eq!(tenths(d), want, "{d:?}");
+        }
+    }
+
+    /// The headline says what refused every attempt: "rate limited" only when 429 is the one
+    /// status retried (three 503s were said to be rate limited), and two attempts are "both".
+    #[test]
+    fn the_headline_names_what_refused_every_attempt() {
+        let s = Duration::from_secs;
+        let with_503 = StatusSet::EMPTY.with(429).with(503);
+        let cases = [
+            (
+                Policy::new(),
+                3,
+                429,
+                "Stopped: all 3 attempts were rate limited.",
+            ),
+            (
+                Policy::new(),
+                2,
+                429,
+                "Stopped: both attempts were rate limited.",
+            ),
+            (
+                Policy::new(),
+                1,
+                429,
+                "Stopped: the one attempt allowed was rate limited.",
+            ),
+            (
+                Policy::new().with_retry_statuses(with_503),
+                3,
+                503,
+                "Stopped: all 3 attempts were refused.",
+            ),
+            (
+                Policy::new().with_retry_statuses(with_503),
+                2,
+                429,
+                "Stopped: both attempts were refused.",
+            ),
+        ];
+        for (policy, attempts, status, want) in cases {
+            let policy = policy
+                .with_max_attempts(attempts)
+                .with_min_wait(Duration::ZERO)
+                .with_fallback_base(Duration::from_millis(1));
+            let (mut action, _) = Action::start(policy).expect("valid");
+            for n in 1..=attempts {
+                let refused = Response::new(status, None, ReceiptClock::Absent);
+                let _ = action.on_response(s(u64::from(n)), refused);
+                let _ = action.on_timer(s(u64::from(n)) + Duration::from_millis(500));
+            }
+            assert_eq!(action.visible()[0], want, "{:?}", action.visible());
+        }
+    }
+
+    /// After a block moved the start, the wait said is the one left from then: a 429 at 2 s
+    /// asks for 3 s, and at 3 s a block until 9 s moves the start; 6 s are left, not 7.
+    #[test]
+    fn a_moved_wait_says_the_wait_left() {
+        let s = Duration::from_secs;
+        let (mut action, _) = Action::start(Policy::new()).expect("valid");
+        let rate_limited = Response::new(429, Some("3"), ReceiptClock::Absent);
+        let _ = action.on_response(s(2), rate_limited);
+        assert!(action.visible()[0].starts_with("Waiting 3 s before attempt 2 of 3."));
+        let _ = action.on_block(s(3), s(9));
+        assert_eq!(
+            action.visible()[0],
+            "Waiting 6 s before attempt 2 of 3: the service asked every request to this site to wait. 11 s of the budget left."
+        );
+    }
+
+    /// A late wake a few hundredths past the last moment a full cap fits says so.
+    #[test]
+    fn a_wake_just_too_late_is_written_past_the_last_start() {
+        let s = Duration::from_secs;
+        let (mut action, _) = Action::start(Policy::new()).expect("valid");
+        let rate_limited = Response::new(429, Some("3"), ReceiptClock::Absent);
+        let _ = action.on_response(s(2), rate_limited);
+        let _ = action.on_timer(Duration::from_millis(16_040));
+        assert_eq!(
+            action.visible()[2],
+            "The wait ended at 16.04 s, too late to reserve a 4-second attempt before the 20-second deadline. No retry was sent.",
+        );
+    }
+
+    /// A time said to be past a limit is written finely enough to be past it.
+    #[test]
+    fn a_time_past_a_limit_is_written_past_it() {
+        let ms = Duration::from_millis;
+        let cases = [
+            (ms(22_000), ms(20_000), "22"),
+            (ms(18_060), ms(16_000), "18.1"),
+            (ms(20_040), ms(20_000), "20.04"),
+            (ms(16_001), ms(16_000), "16.001"),
+            (Duration::new(20, 1), ms(20_000), "20.000000001"),
+            (Duration::MAX, ms(20_000), "18446744073709551615"),
+        ];
+        for (d, limit, want) in cases {
+            assert_eq!(decimals(d, digits_past(d, limit)), want, "{d:?}");
         }
     }
 
