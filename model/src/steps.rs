@@ -114,23 +114,25 @@ impl Table {
         self.push(&step, span(from, at), observed, String::new());
     }
 
-    /// A wait begins, or a block moved the start of the one in progress.
+    /// A wait begins, or a block moved the start of the one in progress: the wait's row then
+    /// says the moved wait, and where its cap now fits.
     fn on_wait(&mut self, at: Duration, plan: &PlannedWait) {
         let decision = self.wait_decision(plan);
+        let fits = secs(plan.until.saturating_add(self.cap));
+        let waiting = format!("No request in flight; the next full cap fits by {fits}");
         if let Some((row, from)) = self.wait {
             if self.rows.last().is_some_and(|last| last.step == "Blocked") {
                 if let Some(last) = self.rows.last_mut() {
                     last.decision = decision;
                 }
                 self.rows[row].observed = format!("{} s", secs(plan.until.saturating_sub(from)));
+                self.rows[row].decision = waiting;
                 return;
             }
         }
         self.decide(decision, at);
         let planned = format!("{} s", secs(plan.until.saturating_sub(at)));
-        let fits = secs(plan.until.saturating_add(self.cap));
-        let decision = format!("No request in flight; the next full cap fits by {fits}");
-        self.push("Wait", String::new(), planned, decision);
+        self.push("Wait", String::new(), planned, waiting);
         self.wait = Some((self.rows.len() - 1, at));
     }
 

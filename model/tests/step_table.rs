@@ -189,11 +189,12 @@ fn block_and_jitter_rows_say_what_happened() {
                     "429; delay 3",
                     "Next start 5; full cap fits by 9",
                 ],
+                // The wait the block moved: its cap fits by 11, no longer by 9.
                 [
                     "Wait",
                     "2–7",
                     "5 s",
-                    "No request in flight; the next full cap fits by 9",
+                    "No request in flight; the next full cap fits by 11",
                 ],
                 [
                     "Blocked",
