@@ -58,10 +58,11 @@ function use(next) {
   if (!next) return "";
   const source = next.event === "wait" ? next.source : next.cause?.source;
   const fallback = source === "fallback_missing" || source === "fallback_invalid";
-  // A wait the budget could not fit was planned, then refused: the stop says so.
+  // A wait the budget could not fit was planned, then refused: the stop says so. The wait
+  // alone may fit; what did not is the wait and the full attempt cap reserved after it.
   if (next.cause?.kind === "refused_wait") {
     const planned = fallback ? "the local fallback" : source === "ratelimit" ? "the RateLimit field's reading" : "its delay";
-    return `; ${planned} would have run past the budget, so no retry`;
+    return `; ${planned} and a full attempt after it would not fit in the budget, so no retry`;
   }
   if (fallback) return "; the local fallback applies";
   if (source === "ratelimit") return "; the RateLimit field's reading applies";
