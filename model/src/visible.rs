@@ -283,15 +283,22 @@ fn rounded(d: Duration, digits: u32) -> Duration {
     }
 }
 
-/// `d` in seconds, rounded to `digits` decimals, written without trailing zeros.
+/// `d` in seconds, rounded to `digits` decimals, written without trailing zeros. (Worked out
+/// in numbers: slicing the text could panic, and its message would bring `str`'s `Debug` and
+/// its Unicode tables, 4.7 kB, into the app build.)
 fn decimals(d: Duration, digits: u32) -> String {
+    let digits = digits.clamp(1, 9);
     let shown = rounded(d, digits);
-    let fraction = format!("{:09}", shown.subsec_nanos());
-    let fraction = fraction[..digits.clamp(1, 9) as usize].trim_end_matches('0');
-    if fraction.is_empty() {
+    let mut fraction = shown.subsec_nanos() / 10u32.pow(9 - digits);
+    let mut width = digits as usize;
+    while width > 0 && fraction % 10 == 0 {
+        fraction /= 10;
+        width -= 1;
+    }
+    if width == 0 {
         shown.as_secs().to_string()
     } else {
-        format!("{}.{fraction}", shown.as_secs())
+        format!("{}.{fraction:0width$}", shown.as_secs())
     }
 }
 
