@@ -512,7 +512,10 @@ fn check_header(key: &str, value: &str) -> Result<(HeaderName, String), &'static
     let name =
         HeaderName::from_bytes(key.as_bytes()).map_err(|_| "not a valid HTTP header name")?;
     if FRAMING.contains(&name.as_str()) {
-        return Err("frames the message or the connection, which the server does itself from                     the body it sends; it cannot be scripted");
+        return Err(
+            "frames the message or the connection, which the server does itself from \
+                    the body it sends; it cannot be scripted",
+        );
     }
     HeaderValue::from_str(value)
         .map_err(|_| "not a valid HTTP header value (visible ASCII, spaces and tabs only)")?;
