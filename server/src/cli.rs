@@ -106,6 +106,20 @@ where
         })?,
         (None, None) => DEFAULT_PORT,
     };
+    // Port 0 asks the system for a free port, so two zeros are two origins; any other port
+    // given twice would be one origin, and its second listener could never open.
+    if args
+        .second_port
+        .is_some_and(|second| second != 0 && second == port)
+    {
+        return Err(Args::command().error(
+            ErrorKind::ArgumentConflict,
+            format!(
+                "--second-port {port} is the port the server already listens on: the second \
+                 origin needs a port of its own"
+            ),
+        ));
+    }
     if let Some(twice) = (args.mounts.iter().enumerate())
         .find(|(i, (p, _))| args.mounts[..*i].iter().any(|(q, _)| q == p))
         .map(|(_, (p, _))| p)
@@ -328,6 +342,20 @@ mod tests {
         let options = run(&["--second-port=9002", "--faults=/tmp/f.json"], None);
         assert_eq!(options.second_port, Some(9002));
         assert_eq!(options.fault_file(), Some(PathBuf::from("/tmp/f.json")));
+        // The same port twice is one origin: refused by name, from the flag or from PORT.
+        for (list, env) in [
+            (&["--port", "9002", "--second-port", "9002"][..], None),
+            (&["--second-port", "9003"][..], Some("9003")),
+        ] {
+            let (kind, message) = error(list, env);
+            assert_eq!(kind, ErrorKind::ArgumentConflict, "{message}");
+            assert!(message.contains("--second-port 900"), "{message}");
+            assert!(message.contains("a port of its own"), "{message}");
+        }
+        assert_eq!(
+            run(&["--port", "0", "--second-port", "0"], None).second_port,
+            Some(0)
+        );
         let (_, message) = error(&["--second-port", "x"], None);
         assert!(message.contains("--second-port"), "{message}");
         assert!(message.contains("from 0 to 65535"), "{message}");
