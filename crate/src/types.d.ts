@@ -1,26 +1,28 @@
-/** A finite retry policy (docs/rules.md); absent fields take the defaults shown. */
+/** A finite retry policy (docs/rules.md); absent fields, and fields set to `null`, take the
+ *  defaults shown. */
 export interface Policy {
   /** Total elapsed seconds from the call. Default 20. */
-  budget_s?: number;
+  budget_s?: number | null;
   /** Attempts in all, the first included. Default 3. */
-  max_attempts?: number;
+  max_attempts?: number | null;
   /** Per-attempt cap in seconds, reserved before every start and enforced by abort. Default 4. */
-  attempt_cap_s?: number;
+  attempt_cap_s?: number | null;
   /** Local floor on every wait, in seconds. Default 1. */
-  min_wait_s?: number;
+  min_wait_s?: number | null;
   /** Fallback wait after attempt n when Retry-After is missing or invalid: base * 2^(n-1). Default 2. */
-  fallback_base_s?: number;
+  fallback_base_s?: number | null;
   /** Statuses that may be retried (never a 2xx). Default [429]. */
-  retry_statuses?: number[];
+  retry_statuses?: readonly number[] | null;
   /** Let the local clock interpret an HTTP-date when the response has no readable Date header. Default false. */
-  trust_local_clock?: boolean;
+  trust_local_clock?: boolean | null;
   /** The most, in seconds, that a start may be spread after the earliest time the rules allow;
    *  never earlier, and never the cause of a stop. Default 0. */
-  jitter_s?: number;
+  jitter_s?: number | null;
   /** Read the RateLimit response field: a retryable response before the last attempt whose
-   *  Retry-After is missing or invalid waits what `r=0;t=N` says, as a server delay, and a spent
-   *  quota holds back the others sharing the limit. Default false. */
-  ratelimit_fields?: boolean;
+   *  Retry-After is missing or invalid waits the `t` of a spent quota (`"default";r=0;t=3`:
+   *  3 s), as a server delay, and a spent quota holds back the others sharing the limit.
+   *  Default false. */
+  ratelimit_fields?: boolean | null;
 }
 
 /** The policy an action ran under, as reports write it (`jitter_s` and `ratelimit_fields` only
@@ -71,7 +73,8 @@ export interface FetchWithBudgetOptions {
    *  lasts; "none" nobody. */
   share?: "page" | "tabs" | "none" | null;
   /** The limit the request falls under, for sharing waits: a route, a resource, a key. Default:
-   *  the URL's origin. */
+   *  the URL's origin, and "(unknown origin)" for every URL whose origin cannot be read (a
+   *  relative one in Node, read by your own fetch). */
   scope?: string | null;
 }
 
