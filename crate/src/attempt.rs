@@ -150,13 +150,14 @@ impl Received {
 /// A word for a failed fetch: `network` for the `TypeError` that fetch rejects with, and for
 /// an `AbortError` (the driver never awaits a request it aborted itself, so one that arrives
 /// came from below: Firefox rejects a body cut off by a connection reset that way); the
-/// error's name otherwise (an injected fetch may have its own).
+/// error's name otherwise (an injected fetch may have its own); an error with no name, or an
+/// empty one, is `network` too, since an empty word would tell the user nothing.
 fn failure_word(error: &JsValue) -> String {
     let name = js_sys::Reflect::get(error, &JsValue::from_str("name"))
         .ok()
         .and_then(|n| n.as_string());
     match name.as_deref() {
-        Some("TypeError" | "AbortError") | None => "network".into(),
+        Some("TypeError" | "AbortError" | "") | None => "network".into(),
         Some(other) => other.into(),
     }
 }

@@ -1609,9 +1609,9 @@ async fn what_the_view_throws_is_reported_and_the_action_goes_on() {
 /// action at once as `not_a_response`, as do a status that is not a whole number, a response
 /// without `text` and headers whose `get` throws; a network error (`Response.error()`, status
 /// 0), an `AbortError` the driver did not cause, a promise whose `constructor` throws, a
-/// rejection with no name and a body that fails part way fail as `network`; a fetch that
-/// throws at once is named by its error; a status of 700 is a status, not retried. None of them
-/// keeps an action alive or breaks the module.
+/// rejection with no name or an empty one, and a body that fails part way fail as `network`; a
+/// fetch that throws at once is named by its error; a status of 700 is a status, not retried.
+/// None of them keeps an action alive or breaks the module.
 #[wasm_bindgen_test]
 async fn a_response_is_read_by_what_it_has() {
     let fetches = odd_fetches();
@@ -1634,6 +1634,7 @@ async fn a_response_is_read_by_what_it_has() {
         ("abortedFromBelow", "transport_error", json!("network"), 1),
         ("constructorThrows", "transport_error", json!("network"), 1),
         ("rejectsNameless", "transport_error", json!("network"), 1),
+        ("rejectsEmptyName", "transport_error", json!("network"), 1),
         ("throwsNamed", "transport_error", json!("SecurityError"), 1),
         ("bodyFails", "transport_error", json!("network"), 1),
         (

@@ -425,6 +425,12 @@ export function oddFetches() {
     },
     // A fetch that rejects with what is not an Error: a string has no name.
     rejectsNameless: () => Promise.reject("offline"),
+    // An error whose name is empty tells no more than one with none.
+    rejectsEmptyName: () => {
+      const error = new Error("offline");
+      error.name = "";
+      return Promise.reject(error);
+    },
     // A fetch that throws before it returns a promise, with an error of its own name.
     throwsNamed: () => {
       const error = new Error("blocked by policy");
