@@ -128,6 +128,12 @@ pub(crate) fn origin_of(url: &str) -> Option<String> {
     Url::new(url, &base).ok().map(|u| u.origin())
 }
 
+/// Whether `url` is relative: not a URL on its own, and one against a base.
+pub(crate) fn is_relative(url: &str) -> bool {
+    let base = JsValue::from_str("http://base.invalid/");
+    Url::new(url, &JsValue::UNDEFINED).is_err() && Url::new(url, &base).is_ok()
+}
+
 /// `value` as the plain JavaScript value it serializes to. The module's own values always
 /// serialize; should one ever fail, the view gets `null` rather than a panic.
 pub(crate) fn to_js<T: Serialize + ?Sized>(value: &T) -> JsValue {

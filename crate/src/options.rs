@@ -14,7 +14,9 @@ use wasm_bindgen::JsCast;
 use web_sys::AbortSignal;
 
 use crate::blocks::Share;
-use crate::js::{global, has_method, is_array, keys_of, member, origin_of, read_member, string_of};
+use crate::js::{
+    global, has_method, is_array, is_relative, keys_of, member, origin_of, read_member, string_of,
+};
 
 /// What one call of `fetchWithBudget` asked for.
 pub(crate) struct Request {
@@ -34,6 +36,11 @@ pub(crate) struct Request {
     /// throttled background tab. The model sees the real wake-up time either way.
     pub(crate) timer_late_by: Vec<Duration>,
 }
+
+/// The scope of every URL whose origin cannot be read here: a relative one with no page address
+/// (as in Node), given to the caller's own fetch, which reads them all against one base of its
+/// own; so they share their waits, as the URLs of one origin do.
+pub(crate) const UNKNOWN_ORIGIN: &str = "(unknown origin)";
 
 /// The options a caller may give, as an unknown option's message offers them.
 const OPTIONS: &[&str] = &[
@@ -119,9 +126,8 @@ pub(crate) fn read(url: &JsValue, options: &JsValue) -> Result<Request, OptionEr
     options.refuse_writes()?;
     let (scope, covers) = match options.string("scope")? {
         Some(scope) => (scope, BlockScope::Named),
-        // A URL that cannot be read keys its blocks on itself, something stable.
         None => (
-            origin_of(&url).unwrap_or_else(|| url.clone()),
+            origin_of(&url).unwrap_or_else(|| UNKNOWN_ORIGIN.into()),
             BlockScope::Site,
         ),
     };
@@ -201,11 +207,13 @@ impl Options {
             return Ok(fetch);
         }
         if origin_of(url).is_none() {
-            return Err(OptionError::Type(format!(
-                "{} is not a URL fetch can read here (without a page address, as in Node, a URL \
-                 must be absolute)",
-                quoted(url)
-            )));
+            let why = if is_relative(url) {
+                "is not a URL fetch can read here (without a page address, as in Node, a URL \
+                 must be absolute)"
+            } else {
+                "is not a valid URL"
+            };
+            return Err(OptionError::Type(format!("{} {why}", quoted(url))));
         }
         member(&global(), "fetch")
             .and_then(|f| f.dyn_into::<Function>().ok())

@@ -251,6 +251,29 @@ test("a relative URL with no page to read it against is refused, unless the call
   const report = await fetchWithBudget("/palettes?collection=coast", { fetch, share: "none" });
   assert.equal(report.outcome, "success");
   assert.deepEqual(calls.map((c) => c.input), ["/palettes?collection=coast"]);
+  // A URL that is not relative but cannot be read is called what it is.
+  await assert.rejects(
+    fetchWithBudget("http://[bad/palettes", { share: "none" }),
+    (e) => e instanceof TypeError &&
+      e.message === 'fetchWithBudget: "http://[bad/palettes" is not a valid URL',
+  );
+});
+
+test("relative URLs read by the caller's fetch share one scope, as one origin's URLs do", async () => {
+  // That fetch reads them all against one base: a wait the service asks of one path holds
+  // back the others, where each URL was once a scope of its own, query string and all.
+  const first = scripted([{ status: 429, headers: { "Retry-After": "30" } }]);
+  await fetchWithBudget("/search?q=sea", { fetch: first.fetch, policy: { max_attempts: 1 } });
+  assert.deepEqual(rateLimits().map((l) => l.scope), ["(unknown origin)"]);
+  const second = scripted([{ status: 200, body: "[]" }]);
+  const report = await fetchWithBudget("/palettes?collection=coast", { fetch: second.fetch });
+  assert.equal(report.outcome, "budget_exhausted");
+  assert.equal(report.cause.kind, "origin_blocked");
+  assert.equal(second.calls.length, 0, "nothing is sent into the service's wait");
+  // A scope of its own keeps a request out of that wait.
+  const third = scripted([{ status: 200, body: "[]" }]);
+  const own = await fetchWithBudget("/palettes", { fetch: third.fetch, scope: "palettes" });
+  assert.equal(own.outcome, "success");
 });
 
 test("what onUpdate throws is reported, and the action goes on", async (t) => {
