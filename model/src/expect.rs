@@ -76,4 +76,47 @@ mod tests {
         let partial = run(json!({ "kind": "attempts_exhausted" }));
         assert_eq!(partial.expect_ok, Some(false));
     }
+
+    /// A list is the same figure only whole and in order: one entry short, one too many, an
+    /// empty list or the entries swapped is missed, whichever field holds it (`events` too).
+    #[test]
+    fn a_list_is_a_figure_only_whole() {
+        // A 429 asking 2 s, then a 200: attempts at 0 and 3, with seven events.
+        let run = |field: &str, want: serde_json::Value| {
+            let scenario = json!({
+                "name": "s",
+                "responses": [
+                    { "duration_s": 1, "status": 429, "headers": { "Retry-After": "2" } },
+                    { "duration_s": 1, "status": 200, "body": [] }
+                ],
+                "expect": { field: want }
+            });
+            let scenario = parse_scenario("s", &scenario).expect("accepted");
+            simulate(&scenario).expect("runs")
+        };
+        let met = run("attempt_starts_s", json!([0, 3]));
+        assert_eq!(met.expect_ok, Some(true), "{:?}", met.expect_mismatches);
+        for wrong in [json!([0]), json!([0, 3, 5]), json!([]), json!([3, 0])] {
+            let missed = run("attempt_starts_s", wrong.clone());
+            assert_eq!(
+                missed.expect_ok,
+                Some(false),
+                "{wrong} was taken for [0, 3]"
+            );
+        }
+        let events = serde_json::to_value(&met.report.events).expect("events serialize");
+        let all = events.as_array().expect("a list").clone();
+        assert_eq!(all.len(), 7, "{events}");
+        assert_eq!(run("events", events).expect_ok, Some(true));
+        let short = serde_json::Value::Array(all[..6].to_vec());
+        assert_eq!(
+            run("events", short).expect_ok,
+            Some(false),
+            "an event left out"
+        );
+        assert_eq!(run("events", json!([])).expect_ok, Some(false), "no events");
+        let visible = serde_json::to_value(&met.report.visible).expect("lines serialize");
+        assert_eq!(run("visible", visible).expect_ok, Some(true));
+        assert_eq!(run("visible", json!([])).expect_ok, Some(false), "no lines");
+    }
 }
