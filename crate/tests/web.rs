@@ -1858,7 +1858,7 @@ async fn a_429_blocks_the_origin_for_the_other_actions_of_the_page() {
 /// and B are answered in the same task, with `Retry-After: 1` and `Retry-After: 2`, while C's
 /// request is in flight. C's trace has a `blocked` event for each, in the order they were
 /// announced (an inbox that kept only the latest end lost A's), and it succeeds when its
-/// response comes.
+/// response comes. B hears A's block before its own response, which came with it.
 #[wasm_bindgen_test]
 async fn blocks_that_arrive_together_are_each_heard() {
     let url = "http://together.invalid/palettes";
@@ -1897,6 +1897,19 @@ async fn blocks_that_arrive_together_are_each_heard() {
         until[0] >= 1.0 + received - 0.05,
         "{until:?}, A answered at {received} s"
     );
+    // B's own 429 came in the same task as A's block, so that block counts at B's receipt
+    // (rule 18): B hears it before it reads its response, and waits for its own, later, delay.
+    let b = &reports[1];
+    let order: Vec<&str> = b["events"]
+        .as_array()
+        .expect("B's events")
+        .iter()
+        .filter_map(|e| e["event"].as_str())
+        .filter(|e| ["blocked", "receipt", "wait"].contains(e))
+        .take(3)
+        .collect();
+    assert_eq!(order, ["blocked", "receipt", "wait"], "{b}");
+    assert_eq!(events(b, "wait")[0]["source"], "server_seconds", "{b}");
     assert_clean();
 }
 
@@ -2344,6 +2357,47 @@ async fn a_block_on_one_scope_never_delays_another() {
         "the origin is listed as blocked: {limits}"
     );
     assert_eq!(resolved(searching).await["outcome"], "success");
+    assert_clean();
+}
+
+/// A block on one scope is not heard by a running action of another scope on the same origin:
+/// the palettes' action, waiting out its own 429's second, is not moved by the search scope's
+/// later and longer block, and its trace has no `blocked` event.
+#[wasm_bindgen_test]
+async fn a_running_action_of_another_scope_does_not_hear_a_block() {
+    let origin = "http://scopes-running.invalid";
+    let own = json!([
+        { "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.02, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&own.to_string());
+    let log = UpdateLog::new();
+    let palettes = start(
+        &format!("{origin}/palettes"),
+        &sharing("page", &roomy(), &fetch, &log),
+    );
+    told(&log, "wait").await;
+    // While the palettes wait, the search scope is asked for 2 s; one attempt, so it stops at
+    // its receipt, having announced the block to its scope.
+    let limited = json!([{ "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "2" } }]);
+    let search_fetch = ScriptedFetch::new(&limited.to_string());
+    let mut once = roomy();
+    once["max_attempts"] = json!(1);
+    let opts = sharing("page", &once, &search_fetch, &UpdateLog::new());
+    set(&opts, "scope", &JsValue::from_str("search"));
+    let search = resolved(start(&format!("{origin}/search"), &opts)).await;
+    assert_eq!(search["outcome"], "attempts_exhausted", "{search}");
+    let listed = to_json(&retry_budget::rate_limits());
+    assert!(
+        listed.to_string().contains("\"search\""),
+        "the search block is in force: {listed}"
+    );
+    let report = resolved(palettes).await;
+    assert_eq!(report["outcome"], "success", "{report}");
+    assert!(events(&report, "blocked").is_empty(), "{report}");
+    let waits = events(&report, "wait");
+    assert_eq!(waits.len(), 1, "the wait was never moved: {report}");
+    assert_eq!(waits[0]["source"], "server_seconds", "{report}");
     assert_clean();
 }
 
