@@ -102,10 +102,13 @@ function describe(scenario) {
     notes.push(`The server injects a transport fault: ${list}. The model row shows "${fault.base}" without it.`);
     if (fault.needs_cross_origin && !api) notes.push("This fault only shows cross-origin: open this page with ?api= set to the server's second origin.");
   }
-  if (api) notes.push(`Requests go to another origin: ${api}.`);
+  // From a static server, requests go to the endpoint typed above, or nowhere.
+  if (api && served) notes.push(`Requests go to another origin: ${api}.`);
   if (scenario?.user_leaves_at_s != null) notes.push(`This scenario leaves the screen (a route change) ${scenario.user_leaves_at_s} s after Load.`);
   if (scenario?.timer_late_by_s?.some((s) => s > 0)) notes.push(`Its wait timers are made late by ${scenario.timer_late_by_s.join(", ")} s, as in a throttled background tab.`);
-  if (scenario && !scenario.wall_clock_at_start) {
+  // Only where the model read a Retry-After date: without one, no clock is needed.
+  const dated = scenario && modelReport(scenario)?.events.some((e) => e.retry_after?.kind === "date");
+  if (dated && !scenario.wall_clock_at_start) {
     notes.push(scenario.policy?.trust_local_clock
       ? "The server sends no usable clock mapping for its date; the policy lets the page's own clock read it."
       : "The server sends no usable clock mapping for its date, so the page has no trusted clock to read it.");
@@ -131,7 +134,7 @@ function showTimeline() {
   if (!view) return;
   const { policy, live, model, now } = view;
   const cap = policy.attempt_cap_s;
-  drawTimeline($("timeline"), track(live, cap, now), model && track(model, cap), policy);
+  drawTimeline($("timeline"), live && track(live, cap, now), model && track(model, cap), policy);
 }
 
 /** The timeline and both step tables: the model's rows, for its prediction and the live run. */
@@ -139,7 +142,7 @@ function showRun() {
   if (!view) return;
   showTimeline();
   const { scenario, live, model } = view;
-  showSteps("steps-live", `Live run of ${scenario}`, live.steps);
+  showSteps("steps-live", live ? `Live run of ${scenario}` : `No live run of ${scenario}`, live?.steps ?? []);
   showSteps("steps-model", model ? `Model prediction for ${scenario}` : `No model prediction for ${scenario}`, model?.steps ?? []);
 }
 
@@ -207,7 +210,7 @@ function typedEndpoint() {
 /** From a static server with no endpoint typed: the model's prediction alone, and why. */
 function predictOnly(scenario) {
   const model = modelReport(scenario);
-  view = { scenario: scenario.name, policy: policyOf(model), live: { events: [], steps: [], visible: [], cause: null }, model };
+  view = { scenario: scenario.name, policy: policyOf(model), live: null, model };
   showList([]);
   showLast([]);
   document.body.dataset.outcome = "";
@@ -371,6 +374,8 @@ async function main() {
   document.body.dataset.served = String(served);
   $("endpoint-box").hidden = served;
   if (!served) $("nav-leave").href = "away.html";
+  // A static page runs live only against a typed endpoint: ?api= fills it in.
+  if (!served && api) $("endpoint").value = api;
   scenarios = listing.scenarios;
   faults = listing.faults ?? {};
   $("scenario").replaceChildren(...pickerGroups(listing.files));

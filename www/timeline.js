@@ -199,10 +199,17 @@ function drawTrack(c, t, title, x, y, policy) {
   return Math.max(next, barY + BAR + GAP, c.bottom + LINE - 4) + GAP;
 }
 
-function drawAxis(c, span, x, y) {
-  // The smallest of 1, 2, 5, 10, 20, 50, ... seconds that leaves 36 px between ticks.
+/** The axis's tick spacing in seconds, at `perSecond` px a second over `span` seconds: the
+ *  smallest of 1, 2, 5, 10, 20, 50, ... that leaves 36 px between ticks, or, on an axis too
+ *  narrow for that, the first that spans it (a tick at 0 alone). */
+export function tickStep(span, perSecond) {
   let step = 1;
-  for (let k = 0; x(step) - x(0) < 36; k += 1) step = [1, 2, 5][(k + 1) % 3] * 10 ** Math.floor((k + 1) / 3);
+  for (let k = 1; step * perSecond < 36 && step < span; k += 1) step = [1, 2, 5][k % 3] * 10 ** Math.floor(k / 3);
+  return step;
+}
+
+function drawAxis(c, span, x, y) {
+  const step = tickStep(span, (x(span) - x(0)) / span);
   for (let t = 0; t <= span + 1e-9; t += step) {
     c.add("line", { x1: x(t), x2: x(t), y1: y - 4, y2: y, class: "tick-mark" });
     c.label(`${t}`, x(t) - 4, y + 12, "tick");
@@ -211,13 +218,14 @@ function drawAxis(c, span, x, y) {
 }
 
 /**
- * Draws the model's track (if any) above the live one in `container`, to scale over the
- * budget; `live` and `model` come from `track`. Nothing is drawn while it has no width.
+ * Draws the model's track (if any) above the live one (if any: a static page without an
+ * endpoint runs none) in `container`, to scale over the budget; `live` and `model` come from
+ * `track`. Nothing is drawn while it has no width.
  */
 export function drawTimeline(container, live, model, policy) {
   const width = container.clientWidth;
   if (!width) return;
-  const tracks = model ? [model, live] : [live];
+  const tracks = [model, live].filter(Boolean);
   const span = spanOf(tracks, policy);
   const x = (t) => PAD + (Math.min(t, span) / span) * (width - 2 * PAD);
   const svg = document.createElementNS(SVG, "svg");
@@ -227,7 +235,7 @@ export function drawTimeline(container, live, model, policy) {
   let y = c.label(`deadline ${seconds(policy.budget_s)} s`, x(policy.budget_s) - 4, 12, "deadline-label", "end");
   const top = y - 10;
   if (model) y = drawTrack(c, model, "Model prediction", x, y, policy);
-  y = drawTrack(c, live, "Live run", x, y, policy);
+  if (live) y = drawTrack(c, live, "Live run", x, y, policy);
   c.add("line", { x1: x(policy.budget_s), x2: x(policy.budget_s), y1: top, y2: y, class: "deadline" });
   const height = drawAxis(c, span, x, y + 4);
   svg.setAttribute("height", height);
@@ -237,9 +245,9 @@ export function drawTimeline(container, live, model, policy) {
 
 /** The timeline in a sentence, for those who cannot see it. */
 function summary(live, model, policy) {
-  const said = (t) => [t.stopWords ?? "running.", t.refused?.words].filter(Boolean).join(" ");
+  const said = (t) => [t.stopWords ?? "running.", t.refused?.words && `${t.refused.words}.`].filter(Boolean).join(" ");
   const parts = [`Timeline over the ${seconds(policy.budget_s)}-second budget.`];
   if (model) parts.push(`Model prediction: ${said(model)}`);
-  parts.push(`Live run: ${said(live)}`);
+  parts.push(live ? `Live run: ${said(live)}` : "No live run.");
   return parts.join(" ");
 }

@@ -6,7 +6,7 @@
 // Runs in Node: timeline.js touches the DOM only when it draws.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spanOf, spans, track } from "../../www/timeline.js";
+import { spanOf, spans, tickStep, track } from "../../www/timeline.js";
 
 const missing = { raw: null, kind: "missing", delay_s: null };
 const ra = (raw) => ({ raw, kind: "seconds", delay_s: Number(raw) });
@@ -366,4 +366,18 @@ test("the axis covers the budget, stretched to a late stop, a request's end or a
   const runningLate = { stop: null, refused: null, requests: [[19, 24.5, "…"]] };
   assert.equal(spanOf([stopLate], policy), 23);
   assert.equal(spanOf([runningLate], policy), 24.5);
+});
+
+test("ticks are 1, 2, 5, 10, ... s apart, at least 36 px, and an axis too narrow for that still ends", () => {
+  // 20 s over 584 px: 29.2 px a second, so 2 s (58.4 px) is the first step of 36 px or more.
+  assert.equal(tickStep(20, 29.2), 2);
+  assert.equal(tickStep(20, 36), 1);
+  assert.equal(tickStep(20, 7), 10, "5 s is 35 px");
+  assert.equal(tickStep(36, 3), 20);
+  // Narrower than 36 px for the whole span (the drawing under 52 px wide): the step that
+  // spans the axis, where the search for 36 px once never ended and froze the page.
+  assert.equal(tickStep(20, 35 / 20), 20);
+  assert.equal(tickStep(20, 0), 20);
+  assert.equal(tickStep(20, -0.4), 20, "a drawing narrower than its padding");
+  assert.equal(tickStep(23, 0.5), 50, "past the span: one tick, at 0");
 });

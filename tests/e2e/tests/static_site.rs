@@ -23,13 +23,14 @@ use e2e::{
     session, text_of, wait_until, Browser,
 };
 
-/// Scenarios whose prediction is checked: a success, a refused wait, the fallback wait, and
-/// the attempt cap.
-const CASES: [&str; 4] = [
+/// Scenarios whose prediction is checked: a success, a refused wait, the fallback wait, the
+/// attempt cap, and a RateLimit field's wait (a scenario with no clock mapping and no date).
+const CASES: [&str; 5] = [
     "schedule-a",
     "wait-exceeds-budget",
     "missing-header",
     "attempt-cap",
+    "ratelimit-only-429",
 ];
 
 /// The built site, `python3 -m http.server` serving it, killed when this is dropped.
@@ -156,7 +157,7 @@ fn model_rows(name: &str) -> Vec<[String; 4]> {
 }
 
 /// Load on the static site: nothing sent, the message that live runs need the fixture server,
-/// the model's rows in the model's table, and a timeline.
+/// the model's rows in the model's table, and a timeline with no live track, said so.
 async fn check_prediction(
     client: &Client,
     browser: Browser,
@@ -194,6 +195,31 @@ async fn check_prediction(
     if count(&timeline[0]) == 0 || count(&timeline[1]) == 0 {
         failures.push(format!(
             "{name}: the timeline is not drawn ({timeline} rects and stop labels)"
+        ));
+    }
+    // What a screen reader hears and the live table's caption say there was no live run, not
+    // that one is running.
+    let said = js(
+        client,
+        "return [document.getElementById('timeline').getAttribute('aria-label'),
+                 document.querySelector('#steps-live caption')?.textContent ?? '']",
+    )
+    .await;
+    let (label, caption) = (
+        said[0].as_str().unwrap_or(""),
+        said[1].as_str().unwrap_or(""),
+    );
+    if !label.ends_with("No live run.") || label.contains("Live run:") {
+        failures.push(format!("{name}: the timeline is described as {label:?}"));
+    }
+    if !caption.starts_with("No live run") {
+        failures.push(format!("{name}: the live table's caption is {caption:?}"));
+    }
+    // No scenario here has a Retry-After date: nothing needs a clock.
+    let note = text_of(client, "scenario-note").await;
+    if note.contains("clock") {
+        failures.push(format!(
+            "{name}: the scenario's note speaks of a clock: {note:?}"
         ));
     }
     let sent = js(
