@@ -69,7 +69,7 @@ function use(next) {
   switch (next.cause?.kind) {
     case "success": return " (not needed: the request succeeded)";
     case "not_retryable": return ` (not used: ${next.cause.status} is not retried)`;
-    case "attempts_exhausted": return " (not used: no attempt is left)";
+    case "attempts_exhausted": return " (this action has no attempt left)";
     default: return "";
   }
 }

@@ -42,7 +42,7 @@ test("how the reading was used is the model's: wait source or stop cause", () =>
     [{ event: "stop", cause: { kind: "refused_wait", source: "ratelimit" } }, "; the RateLimit field's reading and a full attempt after it would not fit in the budget, so no retry"],
     [{ event: "stop", cause: { kind: "success" } }, " (not needed: the request succeeded)"],
     [{ event: "stop", cause: { kind: "not_retryable", status: 418 } }, " (not used: 418 is not retried)"],
-    [{ event: "stop", cause: { kind: "attempts_exhausted", max_attempts: 3 } }, " (not used: no attempt is left)"],
+    [{ event: "stop", cause: { kind: "attempts_exhausted", max_attempts: 3 } }, " (this action has no attempt left)"],
   ];
   for (const [next, tail] of cases) {
     assert.equal(lastResponse(receipt(429, invalid), next).reading, `invalid${tail}`, JSON.stringify(next));

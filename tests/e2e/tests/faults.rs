@@ -173,7 +173,7 @@ fn cases() -> Vec<Case> {
             last_status: "429",
             last_raw: Some("\"3, 4\""),
             // The last receipt's reading; the gap below shows the fallback waited after the first.
-            last_kind_has: vec!["invalid (not used: no attempt is left)"],
+            last_kind_has: vec!["invalid (this action has no attempt left)"],
             requests: vec![req(json!(429)), req(json!(429))],
             // The 0.5 s fallback: reading "3" or "4" would have stopped on the budget at once, or
             // waited 3 s.
@@ -290,7 +290,7 @@ fn cases() -> Vec<Case> {
             last_kind_has: vec![
                 "unavailable",
                 "hidden from this page",
-                "(not used: no attempt is left)",
+                "(this action has no attempt left)",
             ],
             requests: vec![
                 faulted(json!(429), "omit_expose"),
