@@ -13,10 +13,13 @@
 //! under its cap), `driver` (one action, start to stop) and `api` (the exported functions; their
 //! TypeScript declarations are `types.d.ts`).
 
-// lol_alloc instead of std's dlmalloc: 3,185 B less for every page view (gzip -9, measured on
-// the app build). A wasm32 module without the `atomics` feature runs on one thread, which is
-// what `AssumeSingleThreaded` asks of its caller.
-#[cfg(target_arch = "wasm32")]
+// lol_alloc instead of std's dlmalloc in the app build: 3,185 B less for every page view (gzip
+// -9). A wasm32 module without the `atomics` feature runs on one thread, which is what
+// `AssumeSingleThreaded` asks of its caller. Its free list is walked on every allocation, which
+// an action's few dozen allocations never notice; the full build keeps dlmalloc, since a fleet
+// of a hundred thousand simulated widgets made that walk quadratic (60,000 widgets at once took
+// 44 s in the page against 1 s natively).
+#[cfg(all(target_arch = "wasm32", not(feature = "full")))]
 #[global_allocator]
 static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
     unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
