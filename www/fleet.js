@@ -5,7 +5,7 @@
 // second at the service over time; the table has the command's figures, each cell keeping the
 // exact number in data-value.
 import { SVG, addTo } from "./svg.js";
-import { $, showLines, text } from "./view.js";
+import { $, fixed, showLines, text } from "./view.js";
 
 /** The inputs: element id, option name, and whether the option is a word. */
 const INPUTS = [
@@ -28,17 +28,18 @@ const SMALL = { pages: 1000, widgets: 3, arriveOver: 0, limiter: "bucket", rate:
  *  100,000 requests a second). */
 const BURST = { ...SMALL, pages: 10000, rate: 500, burst: 1000, limit: 1000 };
 
-/** The table's rows: label, the figure's path in a policy's result, and how it is written. */
+/** The table's rows: label, the figure's path in a policy's result, and how it is written (as
+ *  the fleet command writes its table: rounded half up from the figure's decimal value). */
 const ROWS = [
   ["requests received", "requests", (v) => `${v}`],
   ["peak requests / s", "peak_per_s", (v) => `${v}`],
-  ["answered 429", "share_429", (v) => `${(v * 100).toFixed(1)}%`],
+  ["answered 429", "share_429", (v) => `${fixed(v * 100, 1)}%`],
   ["actions with data", "with_data", (v, p) => `${v} / ${p.actions}`],
-  ["time to data p50", "time_to_data_s.p50", (v) => `${v.toFixed(2)} s`],
-  ["time to data p95", "time_to_data_s.p95", (v) => `${v.toFixed(2)} s`],
-  ["time to data max", "time_to_data_s.max", (v) => `${v.toFixed(2)} s`],
-  ["longest wait for outcome", "longest_wait_for_outcome_s", (v) => `${v.toFixed(2)} s`],
-  ["requests / action mean", "requests_per_action.mean", (v) => v.toFixed(2)],
+  ["time to data p50", "time_to_data_s.p50", (v) => `${fixed(v, 2)} s`],
+  ["time to data p95", "time_to_data_s.p95", (v) => `${fixed(v, 2)} s`],
+  ["time to data max", "time_to_data_s.max", (v) => `${fixed(v, 2)} s`],
+  ["longest wait for outcome", "longest_wait_for_outcome_s", (v) => `${fixed(v, 2)} s`],
+  ["requests / action mean", "requests_per_action.mean", (v) => fixed(v, 2)],
   ["requests / action max", "requests_per_action.max", (v) => `${v}`],
   ["requests after outcome", "requests_after_outcome", (v) => `${v}`],
 ];

@@ -19,6 +19,17 @@ export function seconds(x) {
   return Number.isInteger(x) ? `${x}` : x.toFixed(2).replace(/0+$/, "").replace(/\.$/, "");
 }
 
+/** A figure of the fleet's report written to `places` decimal places, rounded half up from its
+ *  decimal value (`fixed(2.625, 2)` is "2.63", `fixed(1.005, 2)` "1.01", where `toFixed` rounds
+ *  the nearest double's binary value: "1.00"), as the fleet command writes its table. The
+ *  figures are decimals of at most nine places, so they are exact in billionths. */
+export function fixed(value, places) {
+  const billionths = Math.round(Math.max(value, 0) * 1e9);
+  const unit = 10 ** (9 - places);
+  const kept = Math.floor((2 * billionths + unit) / (2 * unit));
+  return (kept / 10 ** places).toFixed(places);
+}
+
 /** A fresh id for one run, which the fixture server keys its log by. `crypto.randomUUID` exists
  *  only in secure contexts (https, localhost); a page served over plain http elsewhere (the
  *  static site on a LAN address) draws the same 122 random bits from `getRandomValues`. */

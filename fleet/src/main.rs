@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use clap::{CommandFactory, Parser};
+use fleet::report::{decimal, fixed, secs};
 use fleet::{columns, run_column, Fleet, Options, Scenario};
 
 /// Many pages of widgets loading against one rate-limited service: each retry policy against
@@ -50,7 +51,7 @@ type Cell = fn(&fleet::Figures) -> String;
 
 /// Seconds from nanoseconds, to two places.
 fn s2(ns: u64) -> String {
-    format!("{:.2} s", ns as f64 / 1e9)
+    format!("{} s", fixed(secs(ns), 2))
 }
 
 /// The table: a label and one cell per policy on each row.
@@ -58,7 +59,10 @@ fn table(fleet: &Fleet) -> String {
     let rows: [(&str, Cell); 11] = [
         ("requests received", |f| f.requests.to_string()),
         ("peak requests / s", |f| f.peak_per_s.to_string()),
-        ("answered 429", |f| format!("{:.1}%", f.share_429() * 100.0)),
+        // As the report writes it (six places), then as a percentage to one place.
+        ("answered 429", |f| {
+            format!("{}%", fixed(decimal(f.refused, f.requests, 6) * 100.0, 1))
+        }),
         ("actions with data", |f| {
             format!("{} / {}", f.with_data, f.actions)
         }),
@@ -67,7 +71,7 @@ fn table(fleet: &Fleet) -> String {
         ("time to data max", |f| s2(f.to_data_ns[2])),
         ("longest wait for outcome", |f| s2(f.longest_wait_ns)),
         ("requests / action mean", |f| {
-            format!("{:.2}", f.mean_per_action())
+            fixed(decimal(f.requests, f.actions, 6), 2)
         }),
         ("requests / action max", |f| f.most_per_action.to_string()),
         ("requests after outcome", |f| f.after_outcome.to_string()),
@@ -214,6 +218,43 @@ mod tests {
             ("requests after outcome", "1"),
         ];
         assert_eq!(rows, expected);
+    }
+
+    /// A figure on a tie is rounded half up from its decimal value, as the page writes it:
+    /// 8,400 requests for 3,200 actions is 2.625, written 2.63 (where `{:.2}` wrote 2.62),
+    /// 1.005 s is 1.01 s (1.00 s), and 1,029 answered 429 of 8,400 is 12.25%, written 12.3%
+    /// (12.2%).
+    #[test]
+    fn a_tie_is_rounded_half_up_as_the_page_rounds_it() {
+        let figures = fleet::Figures {
+            requests: 8400,
+            peak_per_s: 8,
+            refused: 1029,
+            actions: 3200,
+            with_data: 3200,
+            to_data_ns: [1_005_000_000, 2_675_000_000, 2_675_000_000],
+            longest_wait_ns: 1_005_000_000,
+            most_per_action: 3,
+            after_outcome: 0,
+            early_sends: 0,
+        };
+        let fleet = Fleet {
+            runs: vec![fleet::PolicyRun {
+                name: "ours",
+                figures,
+                per_tick: Vec::new(),
+            }],
+        };
+        let text = table(&fleet);
+        let cell = |label: &str| {
+            let line = text.lines().find(|l| l.starts_with(label)).expect("a row");
+            line[26..].trim().to_owned()
+        };
+        assert_eq!(cell("requests / action mean"), "2.63");
+        assert_eq!(cell("time to data p50"), "1.01 s");
+        assert_eq!(cell("time to data p95"), "2.68 s");
+        assert_eq!(cell("longest wait for outcome"), "1.01 s");
+        assert_eq!(cell("answered 429"), "12.3%");
     }
 
     /// A cell wider than a column's 16 characters widens its column, with a space before it:

@@ -102,9 +102,55 @@ pub fn decimal(numer: u64, denom: u64, places: u32) -> f64 {
     scaled as f64 / scale as f64
 }
 
+/// A figure of the report written to `places` decimal places (at most 9), rounded half up
+/// from its decimal value: `fixed(2.625, 2)` is `"2.63"` and `fixed(1.005, 2)` is `"1.01"`,
+/// where Rust's `{:.2}` writes the nearest `f64`'s binary value to even (`2.62`, `1.00`). The
+/// figures are decimals of at most nine places (seconds from nanoseconds, shares and means to
+/// six), and the page's Fleet view writes its cells by the same rule (`fixed` in
+/// `www/view.js`), so its table and this command's say the same.
+pub fn fixed(value: f64, places: u32) -> String {
+    let places = places.min(9);
+    // The figure in billionths, exactly: it was made as a decimal of at most nine places.
+    let billionths = (value.max(0.0) * 1e9).round() as u64;
+    let unit = 10u64.pow(9 - places);
+    let kept = billionths.saturating_mul(2).saturating_add(unit) / (2 * unit);
+    let scale = 10u64.pow(places);
+    if places == 0 {
+        return kept.to_string();
+    }
+    format!(
+        "{}.{:0width$}",
+        kept / scale,
+        kept % scale,
+        width = places as usize
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_figure_is_written_rounded_half_up_from_its_decimal_value() {
+        let cases = [
+            (2.625, 2, "2.63"),
+            (1.005, 2, "1.01"),
+            (2.675, 2, "2.68"),
+            (0.125, 2, "0.13"),
+            (1.6666667, 2, "1.67"),
+            (12.345, 1, "12.3"),
+            (12.35, 1, "12.4"),
+            (60.0, 1, "60.0"),
+            (0.0, 2, "0.00"),
+            (3.5, 0, "4"),
+            (secs(1_994_999_999), 2, "1.99"),
+            (secs(1_995_000_000), 2, "2.00"),
+            (decimal(21, 8, 6), 2, "2.63"),
+        ];
+        for (value, places, text) in cases {
+            assert_eq!(fixed(value, places), text, "{value} to {places}");
+        }
+    }
 
     #[test]
     fn decimals_round_half_up_to_the_nearest_f64_of_their_text() {

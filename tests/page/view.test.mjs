@@ -3,7 +3,7 @@
 // the page's own reading of the policy. Runs in Node: view.js touches the DOM only when asked.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { article, lastReceipt, lastResponse, listItems, runId } from "../../www/view.js";
+import { article, fixed, lastReceipt, lastResponse, listItems, runId } from "../../www/view.js";
 
 const receipt = (status, retry_after, extra = {}) => ({
   event: "receipt", at_s: 2, attempt: 1, status, retry_after, ...extra,
@@ -141,4 +141,15 @@ test("a loaded body shows as its items: an array's, or any other body as one, ob
   assert.deepEqual(listItems("plain text"), ["plain text"]);
   assert.deepEqual(listItems(null), []);
   assert.deepEqual(listItems(undefined), []);
+});
+
+test("a fleet figure is written rounded half up from its decimal value, as the command writes it", () => {
+  // The command's table (fleet::report::fixed) and these agree; toFixed rounds the double's
+  // binary value, which put 2.63 in the command's table and 2.62 in the page's, or the reverse.
+  const cases = [
+    [2.625, 2, "2.63"], [1.005, 2, "1.01"], [2.675, 2, "2.68"], [0.125, 2, "0.13"],
+    [1.6666667, 2, "1.67"], [12.345, 1, "12.3"], [12.35, 1, "12.4"], [60, 1, "60.0"],
+    [0, 2, "0.00"], [1.994999999, 2, "1.99"], [1.995, 2, "2.00"], [0.857143 * 100, 1, "85.7"],
+  ];
+  for (const [value, places, text] of cases) assert.equal(fixed(value, places), text, `${value} to ${places}`);
 });

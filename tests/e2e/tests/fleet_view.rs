@@ -213,12 +213,32 @@ impl Written {
     fn write(self, value: f64, policy: &Value) -> String {
         match self {
             Written::Plain => format!("{value}"),
-            Written::Percent => format!("{:.1}%", value * 100.0),
+            Written::Percent => format!("{}%", half_up(value * 100.0, 1)),
             Written::OfActions => format!("{value} / {}", policy["actions"]),
-            Written::Seconds => format!("{value:.2} s"),
-            Written::TwoPlaces => format!("{value:.2}"),
+            Written::Seconds => format!("{} s", half_up(value, 2)),
+            Written::TwoPlaces => half_up(value, 2),
         }
     }
+}
+
+/// `value`, a decimal of at most nine places (seconds from nanoseconds; shares and means to
+/// six), rounded half up to `places` (1 or 2), as the fleet command writes its table: the tie
+/// 2.625 is 2.63, where `{:.2}` writes 2.62.
+fn half_up(value: f64, places: i32) -> String {
+    // In billionths, exactly; then the digits kept, with a half of the first dropped added.
+    let billionths = (value * 1e9).round() as i64;
+    let unit = 10i64.pow(9 - places as u32);
+    let kept = (billionths + unit / 2) / unit;
+    format!("{:.*}", places as usize, kept as f64 / 10f64.powi(places))
+}
+
+#[test]
+fn a_tie_is_written_half_up() {
+    assert_eq!(half_up(2.625, 2), "2.63");
+    assert_eq!(half_up(1.005, 2), "1.01");
+    assert_eq!(half_up(0.857143 * 100.0, 1), "85.7");
+    assert_eq!(half_up(12.35, 1), "12.4");
+    assert_eq!(half_up(1.994_999_999, 2), "1.99");
 }
 
 /// Every row of the table says what it shows: its label, in the order above, over one cell per
@@ -309,6 +329,44 @@ async fn open_fleet(client: &Client, base: &str) {
     );
 }
 
+/// A run whose figures fall on ties: eight pages of one widget against a bucket of one token
+/// a second, where ours sends 21 requests for 8 actions, a mean of exactly 2.625. Its cells
+/// are the command's (2.63, rounded half up), where `toFixed` once wrote 2.63 and `{:.2}` 2.62.
+async fn check_a_tie(client: &Client) {
+    let inputs = [
+        ("fleet-pages", "8"),
+        ("fleet-widgets", "1"),
+        ("fleet-arrive", "0"),
+        ("fleet-limiter", "bucket"),
+        ("fleet-rate", "1"),
+        ("fleet-burst", "1"),
+        ("fleet-retry-after", "seconds"),
+        ("fleet-seed", "1"),
+    ];
+    fill(client, &inputs).await;
+    assert_eq!(run(client).await, "done");
+    let options = fleet::Options {
+        pages: 8,
+        widgets: 1,
+        arrive_over_s: 0.0,
+        limiter: fleet::LimiterKind::Bucket,
+        rate: 1.0,
+        burst: 1.0,
+        retry_after: fleet::service::RetryAfterMode::Seconds,
+        seed: 1,
+        ..fleet::Options::default()
+    };
+    let scenario = options.scenario().expect("a valid scenario");
+    let native = serde_json::to_value(fleet::simulate(&scenario).report()).expect("a report");
+    assert_eq!(
+        native["policies"][0]["requests_per_action"]["mean"],
+        json!(2.625),
+        "the run this check was chosen for: {native}"
+    );
+    check_against_native(&shown(client).await, &native);
+    check_rows(client, &native).await;
+}
+
 async fn fleet_view(browser: Browser) {
     let server = start_server().await;
     // A session whose Firefox window may be narrower than its usual 500 px minimum.
@@ -367,6 +425,7 @@ async fn fleet_view(browser: Browser) {
     );
     check_against_native(&shown(client).await, &native);
     screenshot(client, browser, "fleet-narrow").await;
+    check_a_tie(client).await;
 
     fill(client, &[("fleet-pages", "0")]).await;
     assert_eq!(run(client).await, "error");
