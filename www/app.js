@@ -232,7 +232,7 @@ async function load() {
   }
   const run = runId();
   const controller = new AbortController();
-  const me = { controller, run, scenario: scenario.name };
+  const me = { controller };
   current = me;
   const owns = () => current === me;
 
