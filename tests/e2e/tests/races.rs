@@ -321,6 +321,16 @@ async fn run_browser(browser: Browser) {
     let want = 2 * (usize::try_from(NAV_PER_KIND).unwrap_or(0) + TIES_PER_KIND);
     assert_eq!(outcomes.len(), want, "every race was run");
     assert!(failures.is_empty(), "{}: {failures:#?}", browser.name());
+    // A race is only shown if both orders happened: a sweep that never once put the response
+    // or the timer first (or leaving first) proved nothing about the other order.
+    for ((group, kind), (n, first, left_first)) in &figures {
+        assert!(
+            *first > 0 && *left_first > 0,
+            "{}: of {n} {group} races at a {kind}, {first} reached the driver first and \
+             {left_first} left first: one order never happened",
+            browser.name()
+        );
+    }
 }
 
 e2e::browser_tests!(run_browser: chromium_leaving_at_a_response_or_timer_sends_nothing_more, firefox_leaving_at_a_response_or_timer_sends_nothing_more);
