@@ -26,7 +26,9 @@ use crate::attempt::{Attempt, Received};
 use crate::blocks;
 use crate::clock::Clock;
 use crate::inbox::Inbox;
-use crate::js::{abort_error, draw, parse_json, report, report_value, set, update_value};
+use crate::js::{
+    abort_error, draw, parse_json, read_member, report, report_value, set, update_value,
+};
 use crate::leave::Ownership;
 use crate::options::Request;
 
@@ -184,6 +186,9 @@ impl Driver {
     async fn next(&mut self) -> Input {
         poll_fn(|cx| {
             self.inbox.wake_with(cx.waker());
+            if self.signal_reads_aborted() {
+                self.inbox.leave();
+            }
             if self.inbox.has_left() {
                 return Poll::Ready(Input::Left);
             }
@@ -202,6 +207,15 @@ impl Driver {
             Poll::Pending
         })
         .await
+    }
+
+    /// Whether the caller's signal reads as aborted. Its `abort` event is what ends an action
+    /// at once; but a signal whose realm is gone (a removed iframe's) is marked aborted without
+    /// one, so each step also looks, and nothing more is sent once it reads so.
+    fn signal_reads_aborted(&self) -> bool {
+        let signal = self.request.signal.as_ref();
+        let aborted = |s| read_member(s, "aborted").ok().flatten()?.as_bool();
+        signal.is_some_and(|s| aborted(s) == Some(true))
     }
 
     /// Tells the model what happened, now, and returns its decision.

@@ -41,6 +41,8 @@ extern "C" {
     fn hostile_scenarios() -> js_sys::Array;
     #[wasm_bindgen(js_name = foreignSignals)]
     fn foreign_signals() -> Object;
+    #[wasm_bindgen(js_name = detachedSignal)]
+    fn detached_signal() -> Object;
     #[wasm_bindgen(js_name = oddFetches)]
     fn odd_fetches() -> Object;
     #[wasm_bindgen(js_name = settlesWithin)]
@@ -1536,6 +1538,36 @@ async fn a_signal_of_another_realm_or_a_polyfill_ends_the_action() {
             "{name}: the request was aborted"
         );
     }
+    assert_clean();
+}
+
+/// A signal whose realm is gone (a removed iframe's) is marked aborted without an `abort`
+/// event: the action still ends at its next step, the wait's end, before it sends anything more.
+#[wasm_bindgen_test]
+async fn a_signal_aborted_without_an_event_ends_the_action_at_its_next_step() {
+    let pair = detached_signal();
+    let signal = Reflect::get(&pair, &"signal".into()).expect("signal");
+    let abort: Function = Reflect::get(&pair, &"abort".into()).expect("abort").into();
+    let script = json!([
+        { "duration_s": 0.02, "status": 429, "headers": { "Retry-After": "1" } },
+        { "duration_s": 0.02, "status": 200, "body": list() }
+    ]);
+    let fetch = ScriptedFetch::new(&script.to_string());
+    let log = UpdateLog::new();
+    let opts = options(&scaled(), &fetch, &log);
+    set(&opts, "signal", &signal);
+    let run = start("/palettes", &opts);
+    told(&log, "wait").await;
+    abort.call0(&JsValue::NULL).expect("aborted");
+    let aborted = Reflect::get(&signal, &"aborted".into()).ok();
+    assert_eq!(
+        aborted.and_then(|a| a.as_bool()),
+        Some(true),
+        "marked aborted"
+    );
+    let report = left(run).await;
+    assert_eq!(report["attempts"], 1, "{report}");
+    assert_eq!(fetch.count(), 1, "nothing more was sent: {report}");
     assert_clean();
 }
 

@@ -531,6 +531,23 @@ export function foreignSignals() {
 }
 
 /**
+ * An iframe's abort signal, as `{ signal, abort }`, whose `abort()` removes the iframe first:
+ * a signal whose realm is gone is marked aborted, but no `abort` event is fired.
+ */
+export function detachedSignal() {
+  const frame = document.createElement("iframe");
+  document.body.append(frame);
+  const controller = new frame.contentWindow.AbortController();
+  return {
+    signal: controller.signal,
+    abort: () => {
+      frame.remove();
+      controller.abort();
+    },
+  };
+}
+
+/**
  * Replaces `reportError` with a recorder until `restore()`, so that a test sees what the module
  * reports without raising an error event in the test page. `count()` is how many errors it was
  * given; `allAre(error)` whether each was `error`.
