@@ -178,6 +178,17 @@ mod tests {
     }
 
     /// Each row of the table shows its own figure, under the policy's name.
+    /// The table of one policy, "ours", with `figures`.
+    fn table_of_ours(figures: fleet::Figures) -> String {
+        table(&Fleet {
+            runs: vec![fleet::PolicyRun {
+                name: "ours",
+                figures,
+                per_tick: Vec::new(),
+            }],
+        })
+    }
+
     #[test]
     fn each_row_shows_its_own_figure() {
         let s = 1_000_000_000;
@@ -193,14 +204,7 @@ mod tests {
             after_outcome: 1,
             early_sends: 0,
         };
-        let fleet = Fleet {
-            runs: vec![fleet::PolicyRun {
-                name: "ours",
-                figures,
-                per_tick: Vec::new(),
-            }],
-        };
-        let text = table(&fleet);
+        let text = table_of_ours(figures);
         let mut lines = text.lines();
         assert_eq!(lines.next().map(str::trim), Some("ours"));
         let rows: Vec<(&str, &str)> = lines.map(|l| (l[..26].trim(), l[26..].trim())).collect();
@@ -238,14 +242,7 @@ mod tests {
             after_outcome: 0,
             early_sends: 0,
         };
-        let fleet = Fleet {
-            runs: vec![fleet::PolicyRun {
-                name: "ours",
-                figures,
-                per_tick: Vec::new(),
-            }],
-        };
-        let text = table(&fleet);
+        let text = table_of_ours(figures);
         let cell = |label: &str| {
             let line = text.lines().find(|l| l.starts_with(label)).expect("a row");
             line[26..].trim().to_owned()
