@@ -37,11 +37,6 @@ pub(crate) struct Request {
     pub(crate) timer_late_by: Vec<Duration>,
 }
 
-/// The scope of every URL whose origin cannot be read here: a relative one with no page address
-/// (as in Node), given to the caller's own fetch, which reads them all against one base of its
-/// own; so they share their waits, as the URLs of one origin do.
-pub(crate) const UNKNOWN_ORIGIN: &str = "(unknown origin)";
-
 /// The options a caller may give, as an unknown option's message offers them.
 const OPTIONS: &[&str] = &[
     "policy", "signal", "fetch", "onUpdate", "method", "screen", "share", "scope",
@@ -126,8 +121,13 @@ pub(crate) fn read(url: &JsValue, options: &JsValue) -> Result<Request, OptionEr
     options.refuse_writes()?;
     let (scope, covers) = match options.string("scope")? {
         Some(scope) => (scope, BlockScope::Named),
+        // A URL with no origin to read here (a relative one given to the caller's own fetch in
+        // Node, or one whose origin is opaque, "null") is a scope of its own: two such URLs may
+        // go to two services, and a wait shared between them would hold back one for the other.
         None => (
-            origin_of(&url).unwrap_or_else(|| UNKNOWN_ORIGIN.into()),
+            origin_of(&url)
+                .filter(|origin| origin != "null")
+                .unwrap_or_else(|| url.clone()),
             BlockScope::Site,
         ),
     };

@@ -73,8 +73,8 @@ export interface FetchWithBudgetOptions {
    *  lasts; "none" nobody. */
   share?: "page" | "tabs" | "none" | null;
   /** The limit the request falls under, for sharing waits: a route, a resource, a key. Default:
-   *  the URL's origin, and "(unknown origin)" for every URL whose origin cannot be read (a
-   *  relative one in Node, read by your own fetch). */
+   *  the URL's origin; a URL with none to read (a relative one in Node, read by your own
+   *  fetch, or a `data:` one) is a scope of its own. */
   scope?: string | null;
 }
 

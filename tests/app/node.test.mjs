@@ -259,21 +259,27 @@ test("a relative URL with no page to read it against is refused, unless the call
   );
 });
 
-test("relative URLs read by the caller's fetch share one scope, as one origin's URLs do", async () => {
-  // That fetch reads them all against one base: a wait the service asks of one path holds
-  // back the others, where each URL was once a scope of its own, query string and all.
+test("a URL with no origin to read is a scope of its own; a named scope shares", async () => {
+  // A relative URL read by the caller's fetch may go to any service, and one with an opaque
+  // origin ("null") to none: a wait the service asks of one holds back no other.
   const first = scripted([{ status: 429, headers: { "Retry-After": "30" } }]);
   await fetchWithBudget("/search?q=sea", { fetch: first.fetch, policy: { max_attempts: 1 } });
-  assert.deepEqual(rateLimits().map((l) => l.scope), ["(unknown origin)"]);
-  const second = scripted([{ status: 200, body: "[]" }]);
-  const report = await fetchWithBudget("/palettes?collection=coast", { fetch: second.fetch });
+  assert.deepEqual(rateLimits().map((l) => l.scope), ["/search?q=sea"]);
+  const other = scripted([{ status: 200, body: "[]" }]);
+  assert.equal((await fetchWithBudget("/palettes?collection=coast", { fetch: other.fetch })).outcome, "success");
+  const opaque = scripted([{ status: 429, headers: { "Retry-After": "30" } }]);
+  await fetchWithBudget("data:,a", { fetch: opaque.fetch, policy: { max_attempts: 1 } });
+  assert.ok(rateLimits().some((l) => l.scope === "data:,a"), JSON.stringify(rateLimits()));
+  const data = scripted([{ status: 200, body: "[]" }]);
+  assert.equal((await fetchWithBudget("data:,b", { fetch: data.fetch })).outcome, "success");
+  // Named, they share: the second is held back by the first's 30 s, and sends nothing.
+  const named = scripted([{ status: 429, headers: { "Retry-After": "30" } }]);
+  await fetchWithBudget("/a", { fetch: named.fetch, scope: "api", policy: { max_attempts: 1 } });
+  const held = scripted([{ status: 200, body: "[]" }]);
+  const report = await fetchWithBudget("/b", { fetch: held.fetch, scope: "api" });
   assert.equal(report.outcome, "budget_exhausted");
   assert.equal(report.cause.kind, "origin_blocked");
-  assert.equal(second.calls.length, 0, "nothing is sent into the service's wait");
-  // A scope of its own keeps a request out of that wait.
-  const third = scripted([{ status: 200, body: "[]" }]);
-  const own = await fetchWithBudget("/palettes", { fetch: third.fetch, scope: "palettes" });
-  assert.equal(own.outcome, "success");
+  assert.equal(held.calls.length, 0, "nothing is sent into the service's wait");
 });
 
 test("what onUpdate throws is reported, and the action goes on", async (t) => {
