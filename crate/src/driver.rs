@@ -43,6 +43,15 @@ pub(crate) fn start(request: Request) -> Promise {
     future_to_promise(run(request, inbox, ownership))
 }
 
+/// Whether the caller's signal reads as aborted. Its `abort` event is what ends an action at
+/// once; but a signal whose realm is gone (a removed iframe's) is marked aborted without one,
+/// so the action also looks before its first request and at each step, and sends nothing more
+/// once it reads so.
+fn reads_aborted(signal: Option<&web_sys::AbortSignal>) -> bool {
+    let aborted = |s| read_member(s, "aborted").ok().flatten()?.as_bool();
+    signal.is_some_and(|s| aborted(s) == Some(true))
+}
+
 /// Actions running right now, for checking that ended ones leave nothing behind.
 static RUNNING: AtomicU32 = AtomicU32::new(0);
 
@@ -86,6 +95,9 @@ async fn run(
     inbox: Rc<Inbox>,
     _ownership: Ownership,
 ) -> Result<JsValue, JsValue> {
+    if reads_aborted(request.signal.as_ref()) {
+        inbox.leave();
+    }
     if inbox.has_left() {
         let nothing = "the screen let go before the action started (its signal was aborted, or a \
                        newer action took the screen); nothing was sent";
@@ -186,7 +198,7 @@ impl Driver {
     async fn next(&mut self) -> Input {
         poll_fn(|cx| {
             self.inbox.wake_with(cx.waker());
-            if self.signal_reads_aborted() {
+            if reads_aborted(self.request.signal.as_ref()) {
                 self.inbox.leave();
             }
             if self.inbox.has_left() {
@@ -207,15 +219,6 @@ impl Driver {
             Poll::Pending
         })
         .await
-    }
-
-    /// Whether the caller's signal reads as aborted. Its `abort` event is what ends an action
-    /// at once; but a signal whose realm is gone (a removed iframe's) is marked aborted without
-    /// one, so each step also looks, and nothing more is sent once it reads so.
-    fn signal_reads_aborted(&self) -> bool {
-        let signal = self.request.signal.as_ref();
-        let aborted = |s| read_member(s, "aborted").ok().flatten()?.as_bool();
-        signal.is_some_and(|s| aborted(s) == Some(true))
     }
 
     /// Tells the model what happened, now, and returns its decision.

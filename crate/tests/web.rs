@@ -1542,7 +1542,8 @@ async fn a_signal_of_another_realm_or_a_polyfill_ends_the_action() {
 }
 
 /// A signal whose realm is gone (a removed iframe's) is marked aborted without an `abort`
-/// event: the action still ends at its next step, the wait's end, before it sends anything more.
+/// event: the action still ends at its next step, the wait's end, before it sends anything
+/// more; aborted so right after the call, it sends nothing.
 #[wasm_bindgen_test]
 async fn a_signal_aborted_without_an_event_ends_the_action_at_its_next_step() {
     let pair = detached_signal();
@@ -1568,6 +1569,18 @@ async fn a_signal_aborted_without_an_event_ends_the_action_at_its_next_step() {
     let report = left(run).await;
     assert_eq!(report["attempts"], 1, "{report}");
     assert_eq!(fetch.count(), 1, "nothing more was sent: {report}");
+    // Aborted so right after the call, before the action begins: nothing is sent at all.
+    let pair = detached_signal();
+    let signal = Reflect::get(&pair, &"signal".into()).expect("signal");
+    let abort: Function = Reflect::get(&pair, &"abort".into()).expect("abort").into();
+    let fetch = ScriptedFetch::new(&one_ok().to_string());
+    let opts = options(&scaled(), &fetch, &UpdateLog::new());
+    set(&opts, "signal", &signal);
+    let run = start("/palettes", &opts);
+    abort.call0(&JsValue::NULL).expect("aborted");
+    let report = left(run).await;
+    assert_eq!(report["attempts"], 0, "{report}");
+    assert_eq!(fetch.count(), 0, "nothing was sent: {report}");
     assert_clean();
 }
 
