@@ -200,12 +200,12 @@ function drawTrack(c, t, title, x, y, policy) {
 }
 
 /** The axis's tick spacing in seconds, at `perSecond` px a second over `span` seconds: the
- *  smallest of 1, 2, 5, 10, 20, 50, ... that leaves 36 px between ticks, or, on an axis too
- *  narrow for that, the first that spans it (a tick at 0 alone). */
+ *  smallest of 1, 2, 5, 10, 20, 50, ... that leaves 36 px between ticks; Infinity (a tick at 0
+ *  alone) on an axis too narrow for two ticks that far apart. */
 export function tickStep(span, perSecond) {
   let step = 1;
   for (let k = 1; step * perSecond < 36 && step < span; k += 1) step = [1, 2, 5][k % 3] * 10 ** Math.floor(k / 3);
-  return step;
+  return step * perSecond >= 36 ? step : Infinity;
 }
 
 function drawAxis(c, span, x, y) {

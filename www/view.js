@@ -22,9 +22,11 @@ export function seconds(x) {
 /** A figure of the fleet's report written to `places` decimal places, rounded half up from its
  *  decimal value (`fixed(2.625, 2)` is "2.63", `fixed(1.005, 2)` "1.01", where `toFixed` rounds
  *  the nearest double's binary value: "1.00"), as the fleet command writes its table. The
- *  figures are decimals of at most nine places, so they are exact in billionths. */
+ *  figures are decimals of at most nine places, exact in billionths from 0 to 4,000,000;
+ *  outside (no figure of a fleet comes near) the value is written as `toFixed` writes it. */
 export function fixed(value, places) {
-  const billionths = Math.round(Math.max(value, 0) * 1e9);
+  if (!(value >= 0 && value <= 4e6)) return value.toFixed(places);
+  const billionths = Math.round(value * 1e9);
   const unit = 10 ** (9 - places);
   const kept = Math.floor((2 * billionths + unit) / (2 * unit));
   return (kept / 10 ** places).toFixed(places);

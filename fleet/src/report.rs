@@ -107,11 +107,16 @@ pub fn decimal(numer: u64, denom: u64, places: u32) -> f64 {
 /// where Rust's `{:.2}` writes the nearest `f64`'s binary value to even (`2.62`, `1.00`). The
 /// figures are decimals of at most nine places (seconds from nanoseconds, shares and means to
 /// six), and the page's Fleet view writes its cells by the same rule (`fixed` in
-/// `www/view.js`), so its table and this command's say the same.
+/// `www/view.js`), so its table and this command's say the same. The rule holds from 0 to
+/// 4,000,000, where a figure's billionths are exact in a double; outside (no figure of a fleet
+/// comes near), and for NaN, the value is written as `{:.*}` writes it.
 pub fn fixed(value: f64, places: u32) -> String {
     let places = places.min(9);
+    if !(0.0..=4e6).contains(&value) {
+        return format!("{value:.*}", places as usize);
+    }
     // The figure in billionths, exactly: it was made as a decimal of at most nine places.
-    let billionths = (value.max(0.0) * 1e9).round() as u64;
+    let billionths = (value * 1e9).round() as u64;
     let unit = 10u64.pow(9 - places);
     let kept = billionths.saturating_mul(2).saturating_add(unit) / (2 * unit);
     let scale = 10u64.pow(places);
@@ -146,6 +151,12 @@ mod tests {
             (secs(1_994_999_999), 2, "1.99"),
             (secs(1_995_000_000), 2, "2.00"),
             (decimal(21, 8, 6), 2, "2.63"),
+            (4e6, 2, "4000000.00"),
+            // Outside the figures' range, as `{:.2}` writes it.
+            (9.3e9, 2, "9300000000.00"),
+            (-1.5, 1, "-1.5"),
+            (f64::INFINITY, 2, "inf"),
+            (f64::NAN, 2, "NaN"),
         ];
         for (value, places, text) in cases {
             assert_eq!(fixed(value, places), text, "{value} to {places}");

@@ -374,10 +374,13 @@ test("ticks are 1, 2, 5, 10, ... s apart, at least 36 px, and an axis too narrow
   assert.equal(tickStep(20, 36), 1);
   assert.equal(tickStep(20, 7), 10, "5 s is 35 px");
   assert.equal(tickStep(36, 3), 20);
-  // Narrower than 36 px for the whole span (the drawing under 52 px wide): the step that
-  // spans the axis, where the search for 36 px once never ended and froze the page.
-  assert.equal(tickStep(20, 35 / 20), 20);
-  assert.equal(tickStep(20, 0), 20);
-  assert.equal(tickStep(20, -0.4), 20, "a drawing narrower than its padding");
-  assert.equal(tickStep(23, 0.5), 50, "past the span: one tick, at 0");
+  // The whole span 36 px or more: its two ends are the ticks.
+  assert.equal(tickStep(20, 36 / 20), 20);
+  // Narrower than 36 px for the whole span (the drawing under 52 px wide): a tick at 0 alone,
+  // where the search for 36 px once never ended and froze the page.
+  assert.equal(tickStep(20, 35 / 20), Infinity);
+  assert.equal(tickStep(20, 0), Infinity);
+  assert.equal(tickStep(20, -0.4), Infinity, "a drawing narrower than its padding");
+  assert.equal(tickStep(23, 0.5), Infinity);
+  assert.equal(tickStep(0, 10), Infinity, "an axis of no seconds");
 });

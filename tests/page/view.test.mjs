@@ -150,6 +150,9 @@ test("a fleet figure is written rounded half up from its decimal value, as the c
     [2.625, 2, "2.63"], [1.005, 2, "1.01"], [2.675, 2, "2.68"], [0.125, 2, "0.13"],
     [1.6666667, 2, "1.67"], [12.345, 1, "12.3"], [12.35, 1, "12.4"], [60, 1, "60.0"],
     [0, 2, "0.00"], [1.994999999, 2, "1.99"], [1.995, 2, "2.00"], [0.857143 * 100, 1, "85.7"],
+    [4e6, 2, "4000000.00"],
+    // Outside the figures' range, as toFixed writes it.
+    [9.3e9, 2, "9300000000.00"], [-1.5, 1, "-1.5"], [NaN, 2, "NaN"],
   ];
   for (const [value, places, text] of cases) assert.equal(fixed(value, places), text, `${value} to ${places}`);
 });
