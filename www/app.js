@@ -322,7 +322,10 @@ function screenOf(hash) {
   return "palettes";
 }
 
-function route() {
+/** Shows the screen the location's hash names. After a route change (`event`, a
+ *  `hashchange`), the new screen's heading takes the focus, so that a keyboard or screen-reader
+ *  user is taken to it; the first load starts at the top of the page, as any page does. */
+function route(event) {
   const screen = screenOf(location.hash);
   if (screen !== "palettes" && current) {
     // Leaving the palette screen ends its action; its report says so (see load).
@@ -336,6 +339,7 @@ function route() {
   $("screen-dashboard").hidden = screen !== "dashboard";
   $("screen-fleet").hidden = screen !== "fleet";
   if (screen === "fleet") showFleet();
+  if (event) $(`${screen}-title`).focus();
 }
 
 /** The origin named by `?api=`, if it is a valid http(s) URL; "" (this origin) otherwise. */

@@ -369,20 +369,29 @@ async fn check_leaving(
             )
             .await;
             if left {
+                // The new screen's heading has the focus, so a keyboard or screen-reader user
+                // is taken to it.
+                let focused = js(client, "return document.activeElement?.id ?? null").await;
+                let heading = format!("{}-title", &route.hash()[2..]);
+                if focused.as_str() != Some(heading.as_str()) {
+                    failures.push(format!("after the route change, {focused} has the focus"));
+                }
                 // Back on the palette screen, the action is still shown as ended by the
                 // departure.
                 click(client, "nav-palettes").await?;
                 let back = wait_until(
                     client,
                     "return location.hash === '#/palettes'
-                       && !document.getElementById('screen-palettes').hidden",
+                       && !document.getElementById('screen-palettes').hidden
+                       && document.activeElement?.id === 'palettes-title'",
                     Duration::from_secs(10),
                 )
                 .await;
                 let state = text_of(client, "state").await;
                 if !back || !state.starts_with("Stopped: you left this screen.") {
                     failures.push(format!(
-                        "back on the palette screen, the state reads {state:?}"
+                        "back on the palette screen (its heading focused), the state reads \
+                         {state:?}"
                     ));
                 }
             } else {
