@@ -32,18 +32,6 @@ pub struct Figures {
     pub early_sends: u32,
 }
 
-impl Figures {
-    /// The share of requests answered 429, as a fraction.
-    pub fn share_429(&self) -> f64 {
-        self.refused as f64 / self.requests.max(1) as f64
-    }
-
-    /// Requests per action, the mean.
-    pub fn mean_per_action(&self) -> f64 {
-        self.requests as f64 / self.actions.max(1) as f64
-    }
-}
-
 /// What one run produced: its figures, and how many requests reached the service in each
 /// [`TICK_NS`] from the start.
 #[derive(Clone, Debug, PartialEq, Eq)]

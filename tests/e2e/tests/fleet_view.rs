@@ -32,7 +32,7 @@ const INPUTS: [(&str, &str); 8] = [
 
 /// The same scenario for the native library, as JSON.
 fn native() -> Value {
-    let options = fleet::Options {
+    report_of(fleet::Options {
         pages: 400,
         widgets: 3,
         arrive_over_s: 2.0,
@@ -42,7 +42,11 @@ fn native() -> Value {
         retry_after: fleet::service::RetryAfterMode::Date,
         seed: 42,
         ..fleet::Options::default()
-    };
+    })
+}
+
+/// The native library's report of the run `options` describe, as JSON.
+fn report_of(options: fleet::Options) -> Value {
     let scenario = options.scenario().expect("a valid scenario");
     serde_json::to_value(fleet::simulate(&scenario).report()).expect("the library's report")
 }
@@ -345,7 +349,7 @@ async fn check_a_tie(client: &Client) {
     ];
     fill(client, &inputs).await;
     assert_eq!(run(client).await, "done");
-    let options = fleet::Options {
+    let native = report_of(fleet::Options {
         pages: 8,
         widgets: 1,
         arrive_over_s: 0.0,
@@ -355,9 +359,7 @@ async fn check_a_tie(client: &Client) {
         retry_after: fleet::service::RetryAfterMode::Seconds,
         seed: 1,
         ..fleet::Options::default()
-    };
-    let scenario = options.scenario().expect("a valid scenario");
-    let native = serde_json::to_value(fleet::simulate(&scenario).report()).expect("a report");
+    });
     assert_eq!(
         native["policies"][0]["requests_per_action"]["mean"],
         json!(2.625),
