@@ -50,11 +50,16 @@ pub struct Service {
     free_at: u64,
 }
 
-/// The service's answer: a status and the `Retry-After` it carries.
+/// The service's answer: a status, and the `Date` and `Retry-After` it carries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Answer {
     /// 200 or 429.
     pub status: u16,
+    /// Its `Date` header: the second of the service's clock in which it answered, counted from
+    /// the service's time zero ([`EPOCH_UNIX_S`]). An HTTP date has no finer part, so a client
+    /// that reads a `Retry-After` date against it (ours, by rule 7) reads a wait up to a second
+    /// longer than one that reads the same date against an exact clock.
+    pub date: u32,
     /// The header, kept as what it says rather than as text: a run answers millions of 429s,
     /// and only the client that receives one needs it written out.
     pub retry_after: Header,
@@ -64,6 +69,7 @@ impl Answer {
     /// No answer yet.
     pub const NONE: Answer = Answer {
         status: 0,
+        date: 0,
         retry_after: Header::Absent,
     };
 }
@@ -123,13 +129,16 @@ impl Service {
 
     /// The limiter's answer to a request at `now`.
     fn answer(&mut self, now: u64) -> Answer {
+        let date = u32::try_from(now / NS).unwrap_or(u32::MAX);
         match self.admit(now) {
             None => Answer {
                 status: 200,
+                date,
                 retry_after: Header::Absent,
             },
             Some(free_at) => Answer {
                 status: 429,
+                date,
                 retry_after: self.header(now, free_at),
             },
         }
