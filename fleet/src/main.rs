@@ -214,6 +214,29 @@ mod tests {
         fails(&["--limiter", "leaky"], "--limiter");
         fails(&["--seed"], "--seed");
         fails(&["--fast"], "--fast");
+        // A negative value is the flag's, not an unknown flag of its own ("-1"): a whole
+        // number's is refused as it is read, a number's by the option's range.
+        for flag in [
+            "--pages",
+            "--widgets",
+            "--limit",
+            "--window",
+            "--latency",
+            "--serve",
+        ] {
+            fails(&[flag, "-1"], flag);
+        }
+        fails(&["--seed", "-1"], "--seed");
+        for (flag, opt) in [
+            ("--arrive-over", fleet::Opt::ArriveOver),
+            ("--rate", fleet::Opt::Rate),
+            ("--burst", fleet::Opt::Burst),
+            ("--tail", fleet::Opt::Tail),
+        ] {
+            let flags = parse(&[flag, "-0.1"]).expect("read as a number");
+            let e = flags.options.scenario().expect_err("out of range");
+            assert_eq!(e.option, opt, "{flag}");
+        }
     }
 
     #[test]

@@ -127,43 +127,43 @@ pub enum LimiterKind {
 #[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct Options {
     /// Pages arriving, 1 to 1,000,000
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.pages))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.pages))]
     pub pages: u64,
     /// Widgets per page (one action each), 1 to 100; pages × widgets at most 1,000,000
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.widgets))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.widgets))]
     pub widgets: u64,
     /// Seconds over which the pages arrive, uniformly, 0 to 3600; 0 for all at once
-    #[cfg_attr(feature = "cli", arg(long = "arrive-over", value_name = "SECONDS", default_value_t = Options::DEFAULT.arrive_over_s))]
+    #[cfg_attr(feature = "cli", arg(long = "arrive-over", value_name = "SECONDS", allow_negative_numbers = true, default_value_t = Options::DEFAULT.arrive_over_s))]
     pub arrive_over_s: f64,
     /// The service's limiter
     #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = Options::DEFAULT.limiter))]
     pub limiter: LimiterKind,
     /// Bucket: tokens per second, 0.001 to 1e9
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.rate))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.rate))]
     pub rate: f64,
     /// Bucket: its size (it starts full), 1 to 1e9
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.burst))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.burst))]
     pub burst: f64,
     /// Window: requests per window, 1 to 1e9
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.limit))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.limit))]
     pub limit: u64,
     /// Window: its length in whole seconds, 1 to 3600
-    #[cfg_attr(feature = "cli", arg(long = "window", value_name = "SECONDS", default_value_t = Options::DEFAULT.window_s))]
+    #[cfg_attr(feature = "cli", arg(long = "window", value_name = "SECONDS", allow_negative_numbers = true, default_value_t = Options::DEFAULT.window_s))]
     pub window_s: u64,
     /// How a 429 says when to come back
     #[cfg_attr(feature = "cli", arg(long = "retry-after", value_enum, default_value_t = Options::DEFAULT.retry_after))]
     pub retry_after: RetryAfterMode,
     /// The shortest network round trip in milliseconds, 1 to 10000; most are close to it
-    #[cfg_attr(feature = "cli", arg(long = "latency", value_name = "MS", default_value_t = Options::DEFAULT.latency_ms))]
+    #[cfg_attr(feature = "cli", arg(long = "latency", value_name = "MS", allow_negative_numbers = true, default_value_t = Options::DEFAULT.latency_ms))]
     pub latency_ms: u64,
     /// The weight of the round trips' slow tail, 0 to 100: one in 1 + x takes longer than latency × (1 + tail × x); 0 for none
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.tail))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.tail))]
     pub tail: f64,
     /// The most requests the service answers per second, 429s included, 1 to 1e9; more wait their turn
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.serve))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.serve))]
     pub serve: u64,
     /// The seed, 0 to 2^53 - 1: the same seed gives the same figures
-    #[cfg_attr(feature = "cli", arg(long, default_value_t = Options::DEFAULT.seed))]
+    #[cfg_attr(feature = "cli", arg(long, allow_negative_numbers = true, default_value_t = Options::DEFAULT.seed))]
     pub seed: u64,
 }
 
@@ -271,7 +271,8 @@ impl Options {
         })
     }
 
-    /// The limiter, its parameters checked.
+    /// The limiter, its parameters checked. The other shape's are not read, and so not checked:
+    /// the page keeps them in inputs it hides while that shape is not chosen.
     fn limiter(&self) -> Result<Limiter, OptionError> {
         let fail = |opt, message: &str| Err(OptionError::new(opt, message));
         if self.limiter == LimiterKind::Window {
