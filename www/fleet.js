@@ -35,9 +35,9 @@ const ROWS = [
   ["peak requests / s", "peak_per_s", (v) => `${v}`],
   ["answered 429", "share_429", (v) => `${fixed(v * 100, 1)}%`],
   ["actions with data", "with_data", (v, p) => `${v} / ${p.actions}`],
-  ["time to data p50", "time_to_data_s.p50", (v) => `${fixed(v, 2)} s`],
-  ["time to data p95", "time_to_data_s.p95", (v) => `${fixed(v, 2)} s`],
-  ["time to data max", "time_to_data_s.max", (v) => `${fixed(v, 2)} s`],
+  ["time to data p50", "time_to_data_s.p50", (v) => (v === undefined ? "-" : `${fixed(v, 2)} s`)],
+  ["time to data p95", "time_to_data_s.p95", (v) => (v === undefined ? "-" : `${fixed(v, 2)} s`)],
+  ["time to data max", "time_to_data_s.max", (v) => (v === undefined ? "-" : `${fixed(v, 2)} s`)],
   ["longest wait for outcome", "longest_wait_for_outcome_s", (v) => `${fixed(v, 2)} s`],
   ["requests / action mean", "requests_per_action.mean", (v) => fixed(v, 2)],
   ["requests / action max", "requests_per_action.max", (v) => `${v}`],
@@ -86,7 +86,8 @@ function showLimiterInputs() {
   for (const el of document.querySelectorAll("[data-limiter]")) el.hidden = (el.dataset.limiter === "window") !== windowed;
 }
 
-const at = (object, path) => path.split(".").reduce((o, k) => o[k], object);
+/** A figure by its path; `undefined` under a `null` (the times to data when none had data). */
+const at = (object, path) => path.split(".").reduce((o, k) => o?.[k], object);
 
 /** The table of figures: one column per policy, each cell's exact value in data-value. */
 function showTable(result) {

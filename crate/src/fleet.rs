@@ -53,7 +53,8 @@ export interface FleetPolicy {
   share_429: number;
   actions: number;
   with_data: number;
-  time_to_data_s: { p50: number; p95: number; max: number };
+  /** null when no action had data. */
+  time_to_data_s: { p50: number; p95: number; max: number } | null;
   longest_wait_for_outcome_s: number;
   requests_per_action: { mean: number; max: number };
   /** Requests the service answered after their user had been told a final outcome. */

@@ -107,6 +107,14 @@ fn s2(ns: u64) -> String {
     format!("{} s", fixed(secs(ns), 2))
 }
 
+/// One of the times to data (0: p50, 1: p95, 2: max), or "-" when no action had data.
+fn to_data(f: &fleet::Figures, which: usize) -> String {
+    if f.with_data == 0 {
+        return "-".into();
+    }
+    s2(f.to_data_ns[which])
+}
+
 /// The table: a label and one cell per policy on each row.
 fn table(fleet: &Fleet) -> String {
     let rows: [(&str, Cell); 11] = [
@@ -119,9 +127,9 @@ fn table(fleet: &Fleet) -> String {
         ("actions with data", |f| {
             format!("{} / {}", f.with_data, f.actions)
         }),
-        ("time to data p50", |f| s2(f.to_data_ns[0])),
-        ("time to data p95", |f| s2(f.to_data_ns[1])),
-        ("time to data max", |f| s2(f.to_data_ns[2])),
+        ("time to data p50", |f| to_data(f, 0)),
+        ("time to data p95", |f| to_data(f, 1)),
+        ("time to data max", |f| to_data(f, 2)),
         ("longest wait for outcome", |f| s2(f.longest_wait_ns)),
         ("requests / action mean", |f| {
             fixed(decimal(f.requests, f.actions, 6), 2)
@@ -329,6 +337,27 @@ mod tests {
             ("requests after outcome", "1"),
         ];
         assert_eq!(rows, expected);
+    }
+
+    /// Where no action had data, no time to it is shown: not "0.00 s", which reads as data at
+    /// once.
+    #[test]
+    fn no_data_shows_no_time_to_it() {
+        let figures = fleet::Figures {
+            requests: 2,
+            actions: 2,
+            longest_wait_ns: 4_000_000_000,
+            ..fleet::Figures::default()
+        };
+        let text = table_of_ours(figures);
+        let cell = |label: &str| {
+            let line = text.lines().find(|l| l.starts_with(label));
+            line.map(|l| l[26..].trim().to_owned())
+        };
+        for label in ["time to data p50", "time to data p95", "time to data max"] {
+            assert_eq!(cell(label).as_deref(), Some("-"), "{text}");
+        }
+        assert_eq!(cell("longest wait for outcome").as_deref(), Some("4.00 s"));
     }
 
     /// A figure on a tie is rounded half up from its decimal value, as the page writes it:

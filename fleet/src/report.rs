@@ -28,8 +28,9 @@ pub struct PolicyReport {
     pub actions: u64,
     /// Actions that ended with data.
     pub with_data: u64,
-    /// Time from an action's start to its data (nearest rank).
-    pub time_to_data_s: Percentiles,
+    /// Time from an action's start to its data (nearest rank); `None` (`null`) when no action
+    /// had data, which no time could describe.
+    pub time_to_data_s: Option<Percentiles>,
     /// The longest any user waited for a final outcome.
     pub longest_wait_for_outcome_s: f64,
     pub requests_per_action: PerAction,
@@ -68,11 +69,11 @@ impl PolicyReport {
             share_429: decimal(f.refused, f.requests, 6),
             actions: f.actions,
             with_data: f.with_data,
-            time_to_data_s: Percentiles {
+            time_to_data_s: (f.with_data > 0).then(|| Percentiles {
                 p50: secs(p50),
                 p95: secs(p95),
                 max: secs(max),
-            },
+            }),
             longest_wait_for_outcome_s: secs(f.longest_wait_ns),
             requests_per_action: PerAction {
                 mean: decimal(f.requests, f.actions, 6),
@@ -208,11 +209,11 @@ mod tests {
             share_429: 0.6,
             actions: 3,
             with_data: 2,
-            time_to_data_s: Percentiles {
+            time_to_data_s: Some(Percentiles {
                 p50: 0.1,
                 p95: 9.0,
                 max: 10.4,
-            },
+            }),
             longest_wait_for_outcome_s: 10.5,
             requests_per_action: PerAction {
                 mean: 1.666667,
@@ -223,5 +224,12 @@ mod tests {
             requests_per_s: vec![4.0, 0.0, 16.0],
         };
         assert_eq!(report, expected);
+        let none = Figures {
+            with_data: 0,
+            to_data_ns: [0; 3],
+            ..figures
+        };
+        let report = PolicyReport::new("ours", &none, &[1, 0, 4], 250);
+        assert_eq!(report.time_to_data_s, None, "no data, no time to it");
     }
 }
