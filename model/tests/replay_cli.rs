@@ -404,7 +404,27 @@ fn a_closed_stdout_does_not_panic() {
     let out = child.wait_with_output().expect("it ends");
     let err = stderr(&out);
     assert!(!err.contains("panicked"), "{err}");
-    assert_ne!(out.status.code(), Some(101), "{err}");
+    // What the reader did not read it did not want: every scenario met its expectation.
+    assert_eq!(out.status.code(), Some(0), "{err}");
+}
+
+/// Output that cannot be written (a full disk) is a failure, said on stderr, not a silent 0.
+#[cfg(target_os = "linux")]
+#[test]
+fn output_that_cannot_be_written_exits_1() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full on linux");
+    let out = Command::new(env!("CARGO_BIN_EXE_replay"))
+        .args(["--table", FIXTURE])
+        .current_dir(ROOT)
+        .stdout(full)
+        .output()
+        .expect("the replay binary runs");
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write the output"), "{err}");
 }
 
 /// Section 4's output additions: every scenario of `fixtures/shared-limits.json` replays and

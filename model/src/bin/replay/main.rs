@@ -6,7 +6,7 @@
 //! schedules instead, like the source document's tables.
 //!
 //! Exit status: 0 when every scenario ran and met its `expect`; 1 when any was rejected or
-//! missed an expected figure; 2 for a usage error.
+//! missed an expected figure, or the output could not be written; 2 for a usage error.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -51,12 +51,24 @@ fn main() -> ExitCode {
             }
         }
     };
-    // A reader that stops early (`| head`) closes the pipe; that is not worth a panic.
-    let _ = std::io::stdout().lock().write_all(printed.as_bytes());
+    if let Err(e) = print(&printed) {
+        eprintln!("replay: cannot write the output: {e}");
+        return ExitCode::FAILURE;
+    }
     if failed {
         ExitCode::FAILURE
     } else {
         ExitCode::SUCCESS
+    }
+}
+
+/// Writes the output to stdout. A reader that stops early (`| head`) closes the pipe, and what
+/// it did not read it did not want: that is no failure. Any other error (a full disk) is.
+fn print(text: &str) -> std::io::Result<()> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        done => done,
     }
 }
 
