@@ -427,6 +427,42 @@ fn output_that_cannot_be_written_exits_1() {
     assert!(err.contains("cannot write the output"), "{err}");
 }
 
+/// A table cell cannot be broken out of: a `Retry-After` (or a scenario name) holding a newline
+/// and `|` forges no row and no column. Each line of the table has its five column bars.
+#[test]
+fn table_cells_keep_newlines_and_bars_inside_them() {
+    let path = std::env::temp_dir().join(format!("replay-forged-{}.json", std::process::id()));
+    let forged = "1\n| Attempt 9 | 0 | forged | x |";
+    let scenario = serde_json::json!({ "scenarios": [{
+        "name": "forged\n| x | y |",
+        "responses": [
+            { "duration_s": 0.1, "status": 429, "headers": { "Retry-After": forged } },
+            { "duration_s": 0.1, "status": 200, "body": [] },
+        ],
+    }]});
+    std::fs::write(&path, scenario.to_string()).expect("written");
+    let out = replay(&["--table", path.to_str().expect("a UTF-8 path")]);
+    std::fs::remove_file(&path).expect("removed");
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0], "forged\\n| x | y |",
+        "the name on one line: {text}"
+    );
+    let table: Vec<&str> = lines[1..]
+        .iter()
+        .copied()
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert_eq!(table.len(), 5, "a header, its rule and three steps: {text}");
+    for line in table {
+        let bars = line.matches('|').count() - line.matches("\\|").count();
+        assert_eq!(bars, 5, "{line}");
+    }
+    assert!(text.contains("\\| Attempt 9 \\|"), "{text}");
+}
+
 /// Section 4's output additions: every scenario of `fixtures/shared-limits.json` replays and
 /// meets its expectation; each block that arrives prints a `blocked` event with `at_s` and
 /// `until_s`; every wait event carries `jitter_s`; origin waits say `origin_block`; and a start

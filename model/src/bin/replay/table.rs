@@ -8,14 +8,14 @@ use retry_budget_model::steps::{secs, Step};
 pub fn render_entry(entry: &Result<Replay, (String, String)>) -> String {
     match entry {
         Ok(replay) => render(replay),
-        Err((name, error)) => format!("{name}\n  rejected: {error}\n\n"),
+        Err((name, error)) => format!("{}\n  rejected: {}\n\n", one_line(name), one_line(error)),
     }
 }
 
 /// The schedule, the figures, the visible lines and whether `expect` was met.
 fn render(replay: &Replay) -> String {
     let report = &replay.report;
-    let mut out = format!("{}\n{}", replay.name, grid(&replay.steps));
+    let mut out = format!("{}\n{}", one_line(&replay.name), grid(&replay.steps));
     out.push_str(&format!(
         "Elapsed {} s = requests {} s + waits {} s. Attempts: {}.\n",
         secs(report.elapsed_s.0),
@@ -24,7 +24,7 @@ fn render(replay: &Replay) -> String {
         report.attempts
     ));
     for visible in &report.visible {
-        out.push_str(&format!("  > {visible}\n"));
+        out.push_str(&format!("  > {}\n", one_line(visible)));
     }
     match replay.expect_ok {
         Some(true) => out.push_str("Expected figures: all met.\n"),
@@ -38,16 +38,29 @@ fn render(replay: &Replay) -> String {
     out
 }
 
+/// `text` on one line: a control character (a newline in a header's value or a scenario's
+/// name) written as its escape, `\n`, so that it cannot start a line of its own.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// `text` as a table cell: on one line, with `|` escaped so that it cannot end the cell.
+fn cell(text: &str) -> String {
+    one_line(text).replace('|', "\\|")
+}
+
 /// The rows as a Markdown table with aligned columns.
 fn grid(rows: &[Step]) -> String {
-    let cells = |row: &Step| {
-        [
-            row.step.clone(),
-            row.elapsed.clone(),
-            row.observed.clone(),
-            row.decision.clone(),
-        ]
-    };
+    let cells =
+        |row: &Step| [&row.step, &row.elapsed, &row.observed, &row.decision].map(|c| cell(c));
     let headers = ["Step", "Elapsed", "Observed", "Decision"].map(String::from);
     let body: Vec<[String; 4]> = rows.iter().map(cells).collect();
     let mut widths = headers.clone().map(|h| h.chars().count());
