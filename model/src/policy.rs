@@ -1,10 +1,9 @@
 //! The finite policy one user action runs under, and the one place that decides what a policy
 //! given field by field (a scenario file's `policy`, the JavaScript `policy` option) may hold.
 
-use core::fmt;
 use core::time::Duration;
 
-use serde::de::{self, Deserializer, Visitor};
+use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::report::secs;
@@ -564,38 +563,131 @@ pub struct Whole(pub Number);
 
 impl<'de> Deserialize<'de> for Whole {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserialize_number(deserializer, "a whole number").map(|x| Whole(Number(x)))
+        deserialize_number(deserializer, WHOLE).map(|x| Whole(Number(x)))
     }
 }
 
 /// Any number, as an `f64`; anything else is an error that says `expecting`.
+///
+/// A scenario's numbers are kept as written (`arbitrary_precision`), and one whose meaning its
+/// `f64` loses is refused here, as it was written: a number that is not zero but would read as
+/// zero (`1e-400`, `-1e-400`), and, where a whole number is expected, one whose fraction would
+/// be lost (`200.0000000000000001`). Rounding any other number to the nearest `f64` changes
+/// nothing that is kept (times are kept to the nanosecond).
 fn deserialize_number<'de, D: Deserializer<'de>>(
     deserializer: D,
     expecting: &'static str,
 ) -> Result<f64, D::Error> {
-    struct Any(&'static str);
-    impl Visitor<'_> for Any {
-        type Value = f64;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str(self.0)
-        }
-        fn visit_f64<E: de::Error>(self, x: f64) -> Result<f64, E> {
-            Ok(x)
-        }
-        fn visit_u64<E: de::Error>(self, x: u64) -> Result<f64, E> {
-            Ok(x as f64)
-        }
-        fn visit_i64<E: de::Error>(self, x: i64) -> Result<f64, E> {
-            Ok(x as f64)
-        }
+    let value = serde_json::Value::deserialize(deserializer)?;
+    let serde_json::Value::Number(number) = &value else {
+        return Err(de::Error::invalid_type(unexpected(&value), &expecting));
+    };
+    let text = number.as_str();
+    // JSON's grammar is a float's: a number too large parses as infinite, checked later.
+    let x: f64 = text.parse().unwrap_or(f64::NAN);
+    let (mantissa, _) = decimal_parts(text);
+    if x == 0.0 && mantissa.bytes().any(|d| matches!(d, b'1'..=b'9')) {
+        return Err(de::Error::custom(format!(
+            "{text} is not zero, but too close to it to be read: it would read as 0"
+        )));
     }
-    deserializer.deserialize_f64(Any(expecting))
+    if expecting == WHOLE && x.fract() == 0.0 && has_fraction(text) {
+        return Err(de::Error::custom(format!("{text} is not a whole number")));
+    }
+    Ok(x)
+}
+
+/// What a whole number's type errors say was expected.
+const WHOLE: &str = "a whole number";
+
+/// What a JSON value other than a number is, for a type error.
+fn unexpected(value: &serde_json::Value) -> de::Unexpected<'_> {
+    use serde_json::Value;
+    match value {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) | Value::Number(_) => de::Unexpected::Map,
+    }
+}
+
+/// A JSON number's digits, without its sign and decimal point, and the power of ten of the
+/// first one: `-12.5e1` is ("125", 2), read as 1 × 10^2 + 2 × 10^1 + 5 × 10^0.
+fn decimal_parts(text: &str) -> (String, i64) {
+    let (mantissa, exponent) = text.split_once(['e', 'E']).map_or((text, 0), |(m, e)| {
+        // An exponent too long for an i64 is beyond any float either way.
+        let huge = if e.starts_with('-') {
+            i64::MIN / 2
+        } else {
+            i64::MAX / 2
+        };
+        (m, e.trim_start_matches('+').parse().unwrap_or(huge))
+    });
+    let mantissa = mantissa.trim_start_matches('-');
+    let whole_digits = mantissa.split('.').next().unwrap_or("").len();
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exponent.saturating_add(whole_digits as i64 - 1))
+}
+
+/// Whether a JSON number, as written, has a fraction that is not zero: a digit other than 0
+/// below the units.
+fn has_fraction(text: &str) -> bool {
+    let (digits, first_power) = decimal_parts(text);
+    (digits.bytes().enumerate()).any(|(i, d)| d != b'0' && first_power.saturating_sub(i as i64) < 0)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// A JSON number's fraction is read from its digits, whatever its exponent.
+    #[test]
+    fn a_fraction_is_read_as_written() {
+        for whole in [
+            "200",
+            "2e2",
+            "200.0",
+            "1.5e1",
+            "-0.0",
+            "0.000",
+            "5e99999999999999999999",
+        ] {
+            assert!(!has_fraction(whole), "{whole}");
+        }
+        let fractions = [
+            "1.05e1",
+            "12.5e-1",
+            "1e-400",
+            "200.0000000000000001",
+            "2e-99999999999999999999",
+        ];
+        for fraction in fractions {
+            assert!(has_fraction(fraction), "{fraction}");
+        }
+        assert_eq!(decimal_parts("-12.5e1"), ("125".to_owned(), 2));
+        assert_eq!(decimal_parts("0.05"), ("005".to_owned(), 0));
+    }
+
+    /// Whole numbers written with an exponent or a zero fraction are taken; so is a small time
+    /// a float holds.
+    #[test]
+    fn numbers_a_float_holds_are_taken_as_written() {
+        let read = |text: &str| {
+            let value: serde_json::Value = serde_json::from_str(text).expect("JSON");
+            Whole::deserialize(value).map(|Whole(Number(x))| x)
+        };
+        assert_eq!(read("2e2").ok(), Some(200.0));
+        assert_eq!(read("200.0").ok(), Some(200.0));
+        assert_eq!(
+            read("1.5").ok(),
+            Some(1.5),
+            "a fraction a float holds: NotWhole later"
+        );
+        let time: serde_json::Value = serde_json::from_str("1e-9").expect("JSON");
+        assert_eq!(Number::deserialize(time).ok(), Some(Number(1e-9)));
+    }
 
     /// `scale` on the exact nanoseconds, in 128-bit arithmetic.
     fn scale_exact(d: Duration, draw: f64) -> Duration {

@@ -219,6 +219,27 @@ const CASES: &[Case] = &[
         r#"{"name": "s", "responses": [{"duration_s": 1, "status": -429}]}"#,
         "s", "responses[0].status", "negative",
     ),
+    // ---- numbers whose meaning a float would lose ----
+    load(
+        "a time that is not zero but would read as zero",
+        r#"{"name": "s", "responses": [{"duration_s": 1e-400, "status": 200}]}"#,
+        "s", "responses[0].duration_s", "1e-400 is not zero",
+    ),
+    load(
+        "a negative time that would read as zero",
+        r#"{"name": "s", "user_leaves_at_s": -1e-400, "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "s", "user_leaves_at_s", "-1e-400 is not zero",
+    ),
+    load(
+        "a status whose fraction a float would lose",
+        r#"{"name": "s", "responses": [{"duration_s": 1, "status": 200.0000000000000001}]}"#,
+        "s", "responses[0].status", "200.0000000000000001 is not a whole number",
+    ),
+    load(
+        "max_attempts whose fraction a float would lose, written with an exponent",
+        r#"{"name": "s", "policy": {"max_attempts": 20000000000000000.1e-16}, "responses": [{"duration_s": 1, "status": 200}]}"#,
+        "s", "policy.max_attempts", "is not a whole number",
+    ),
     // ---- wrong types ----
     load(
         "duration_s as a string",
