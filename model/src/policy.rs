@@ -615,15 +615,16 @@ fn unexpected(value: &serde_json::Value) -> de::Unexpected<'_> {
 /// A JSON number's digits, without its sign and decimal point, and the power of ten of the
 /// first one: `-12.5e1` is ("125", 2), read as 1 × 10^2 + 2 × 10^1 + 5 × 10^0.
 fn decimal_parts(text: &str) -> (String, i64) {
-    let (mantissa, exponent) = text.split_once(['e', 'E']).map_or((text, 0), |(m, e)| {
-        // An exponent too long for an i64 is beyond any float either way.
-        let huge = if e.starts_with('-') {
-            i64::MIN / 2
-        } else {
-            i64::MAX / 2
-        };
-        (m, e.trim_start_matches('+').parse().unwrap_or(huge))
+    let (mantissa, exponent) = text.split_once(['e', 'E']).unwrap_or((text, ""));
+    // Saturated: an exponent past an i64's range is beyond any float either way.
+    let size = (exponent.bytes().filter(u8::is_ascii_digit)).fold(0i64, |n, d| {
+        n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
     });
+    let exponent = if exponent.starts_with('-') {
+        -size
+    } else {
+        size
+    };
     let mantissa = mantissa.trim_start_matches('-');
     let whole_digits = mantissa.split('.').next().unwrap_or("").len();
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
