@@ -11,6 +11,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::percent_decode_str;
 
 use crate::body::FaultBody;
 use crate::catalog::{collection_list, Loaded, Prepared, PreparedReply, COLLECTIONS};
@@ -531,7 +532,7 @@ fn refuse(status: StatusCode, message: &str, who: &str, now: Moment) -> Reply {
 
 /// The `redirect` fault: `302 Found` to the same URI with `&redirected=K`.
 fn redirect(uri: &Uri, ticket: &Ticket<'_>, now: Moment) -> Reply {
-    let location = format!("{uri}&redirected={}", ticket.attempt);
+    let location = redirect_location(uri, ticket.attempt);
     let mut response = StatusCode::FOUND.into_response();
     if let Ok(value) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, value);
@@ -545,6 +546,30 @@ fn redirect(uri: &Uri, ticket: &Ticket<'_>, now: Moment) -> Reply {
         outcome,
         format!("{} redirect -> {location}", ticket.who),
     )
+}
+
+/// Where the `redirect` fault on `attempt` sends a request for `uri`: the same path and query,
+/// with `redirected=K` at the end in place of any `redirected` the query already has. A
+/// request that a redirect led to may be redirected again (two redirect faults in a row), and
+/// a second `redirected` parameter would make its query one the server refuses.
+fn redirect_location(uri: &Uri, attempt: u32) -> String {
+    let is_redirected = |pair: &&str| {
+        let key = pair.split_once('=').map_or(*pair, |(key, _)| key);
+        percent_decode_str(&key.replace('+', " ")).decode_utf8_lossy() == "redirected"
+    };
+    let kept: Vec<&str> = uri
+        .query()
+        .unwrap_or_default()
+        .split('&')
+        .filter(|pair| !pair.is_empty() && !is_redirected(pair))
+        .collect();
+    let redirected = format!("redirected={attempt}");
+    let query = kept
+        .into_iter()
+        .chain(std::iter::once(redirected.as_str()))
+        .collect::<Vec<_>>()
+        .join("&");
+    format!("{}?{query}", uri.path())
 }
 
 /// A scripted `transport_error`: the response is cut short after a first chunk.
@@ -747,5 +772,30 @@ mod tests {
         let later = start + RUN_KEPT + Duration::from_millis(500);
         assert!(room_for_a_run(&app, &mut runs, later).is_ok());
         assert_eq!(runs.len(), RUN_CAPACITY / 2);
+    }
+
+    /// A redirect's Location keeps the request's path and query and ends in its own
+    /// `redirected`, however an earlier one was written.
+    #[test]
+    fn a_redirect_replaces_any_earlier_redirected_parameter() {
+        let location = |uri: &str, attempt| {
+            let uri: Uri = uri.parse().expect("a URI");
+            redirect_location(&uri, attempt)
+        };
+        assert_eq!(
+            location("/palettes?collection=coast&scenario=s&run=r", 1),
+            "/palettes?collection=coast&scenario=s&run=r&redirected=1"
+        );
+        assert_eq!(
+            location(
+                "/palettes?collection=coast&redirected=1&scenario=s&run=r",
+                2
+            ),
+            "/palettes?collection=coast&scenario=s&run=r&redirected=2"
+        );
+        assert_eq!(
+            location("/palettes?run=r&redirect%65d=1&&scenario=s", 3),
+            "/palettes?run=r&scenario=s&redirected=3"
+        );
     }
 }

@@ -329,6 +329,59 @@ async fn a_redirect_leads_to_the_runs_next_response() {
     assert_eq!(log[1]["uri"], location);
 }
 
+/// A scenario of three responses, for two redirects in a row.
+const THREE: &str = r#"{ "scenarios": [
+    { "name": "tiny-three",
+      "responses": [
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 429, "headers": { "Retry-After": "0" } },
+        { "duration_s": 0.05, "status": 200, "body": ["kelp"] }
+      ] }
+] }"#;
+
+/// Two redirects in a row: the second 302 leads to a URI with one `redirected` parameter (its
+/// own), and following it gets the run's third response, where a second `redirected` made the
+/// query one the server refused.
+#[tokio::test]
+async fn two_redirects_in_a_row_lead_to_the_runs_next_responses() {
+    let root = tiny_root();
+    root.write("fixtures/three.json", THREE);
+    root.write(
+        "faults.json",
+        r#"{ "faulted": [ { "name": "redirect-twice", "base": "tiny-three", "about": "",
+              "faults": [ { "attempt": 1, "fault": "redirect" }, { "attempt": 2, "fault": "redirect" } ] } ] }"#,
+    );
+    let faults = root.0.join("faults.json");
+    let server = Server::start_with(&root.0, &["--faults", faults.to_str().expect("UTF-8")]);
+    let first = get(&server.palettes("redirect-twice", "hops"))
+        .await
+        .expect("a response");
+    assert_eq!(first.status, 302);
+    let location = first.header("location").expect("a Location");
+    let second = get(&server.at(location)).await.expect("a response");
+    assert_eq!(second.status, 302, "{}", second.body);
+    let location = second.header("location").expect("a Location");
+    assert_eq!(
+        location,
+        "/palettes?collection=coast&scenario=redirect-twice&run=hops&redirected=2"
+    );
+    let third = get(&server.at(location)).await.expect("a response");
+    assert_eq!((third.status, third.body.as_str()), (200, r#"["kelp"]"#));
+    let log = server.log("hops").await;
+    let summary: Vec<(Value, Value)> = log
+        .iter()
+        .map(|e| (e["attempt"].clone(), e["status"].clone()))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            (json!(1), json!(302)),
+            (json!(2), json!(302)),
+            (json!(3), json!(200))
+        ]
+    );
+}
+
 #[tokio::test]
 async fn the_second_origin_shares_the_runs_and_the_policy_names_both_origins() {
     let (_root, server) = tiny_server();
