@@ -455,8 +455,13 @@ fn simulate_receipts(scenario: &Scenario) -> Result<BTreeMap<u32, Duration>, Str
     Ok(receipts)
 }
 
-/// Scripted response `i` of scenario `name`, checked to be servable (a final status, headers
-/// that can be sent) and encoded.
+/// The final statuses whose responses never carry content (RFC 9110, sections 15.3.5 and
+/// 15.4.5): a scripted body there could not be sent, and its `Content-Length` and
+/// `Content-Type` would describe bytes that never come.
+const NO_CONTENT: [StatusCode; 2] = [StatusCode::NO_CONTENT, StatusCode::NOT_MODIFIED];
+
+/// Scripted response `i` of scenario `name`, checked to be servable (a final status, no body
+/// where the status carries none, headers that can be sent) and encoded.
 fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, String> {
     let problem = |field: &str, message: &str| -> String {
         format!("scenario \"{name}\", field `responses[{i}].{field}`: {message}")
@@ -486,6 +491,15 @@ fn prepare_reply(name: &str, i: usize, reply: &Reply) -> Result<PreparedReply, S
             check_header(key, value).map_err(|message| problem(&format!("headers.{key}"), message))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if body.is_some() && NO_CONTENT.contains(&code) {
+        return Err(problem(
+            "body",
+            &format!(
+                "a {status} response carries no content (RFC 9110), so it cannot be sent; \
+                 remove the body"
+            ),
+        ));
+    }
     let body = body.as_ref().map(|b| b.to_string().into_bytes());
     Ok(PreparedReply::Http {
         status: code,

@@ -808,6 +808,55 @@ fn a_scripted_framing_header_stops_the_server_from_starting() {
     }
 }
 
+/// A 204 or a 304 carries no content (RFC 9110, sections 15.3.5 and 15.4.5): a scripted body
+/// there is refused at the start, naming the field, where the server sent a 204 whose
+/// `Content-Length: 5` promised bytes that never came.
+#[test]
+fn a_body_on_a_status_without_content_stops_the_server_from_starting() {
+    for status in [204, 304] {
+        let root = TempDir::new();
+        let scenario = json!({ "scenarios": [{ "name": "bodied", "responses": [
+            { "duration_s": 1, "status": 200 },
+            { "duration_s": 1, "status": status, "body": ["x"] }
+        ] }] });
+        root.write("fixtures/bodied.json", scenario.to_string());
+        let (ok, stdout, stderr) = refusal(&root);
+        assert!(!ok, "{status}");
+        assert_eq!(stdout, "");
+        let field = format!(
+            "bodied.json: scenario \"bodied\", field `responses[1].body`: a {status} response \
+             carries no content"
+        );
+        assert!(stderr.contains(&field), "{status}: {stderr}");
+    }
+}
+
+/// A scripted 204 or 304 goes out as a head alone: no body, and neither `Content-Length` nor
+/// `Content-Type`, which would describe content it does not have.
+#[tokio::test]
+async fn a_status_without_content_goes_out_without_content_headers() {
+    let root = tiny_root();
+    root.write(
+        "fixtures/empty.json",
+        r#"{ "scenarios": [ { "name": "no-content", "responses": [
+              { "duration_s": 0, "status": 204 }, { "duration_s": 0, "status": 304 } ] } ] }"#,
+    );
+    let server = Server::start(&root.0);
+    for status in ["204", "304"] {
+        let raw = raw_exchange(
+            &server.url,
+            "GET /palettes?collection=coast&scenario=no-content&run=empty HTTP/1.1\r\n\
+             Host: fixture\r\nConnection: close\r\n\r\n",
+        );
+        assert!(raw.starts_with(&format!("HTTP/1.1 {status} ")), "{raw:?}");
+        let lower = raw.to_ascii_lowercase();
+        for name in ["content-length:", "transfer-encoding:", "content-type:"] {
+            assert!(!lower.contains(name), "{status} has {name}: {raw:?}");
+        }
+        assert!(raw.ends_with("\r\n\r\n"), "{status} has a body: {raw:?}");
+    }
+}
+
 /// Whatever is named `*.json` in the fixtures folder is read: a link to nowhere is an unreadable
 /// file, not skipped unseen.
 #[cfg(unix)]
