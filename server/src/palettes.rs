@@ -508,7 +508,7 @@ async fn respond(
             who,
         } => refuse(status, message, who, now),
         Answer::Redirect(ticket) => redirect(uri, ticket, now),
-        Answer::Cut { ticket, word } => cut_short(ticket, word),
+        Answer::Cut { ticket, word } => cut_short(ticket, word, now),
         Answer::Scripted(scripted) => scripted.reply(&in_flight, connection, now),
     };
     in_flight.sent(outcome, now);
@@ -572,14 +572,23 @@ fn redirect_location(uri: &Uri, attempt: u32) -> String {
     format!("{}?{query}", uri.path())
 }
 
-/// A scripted `transport_error`: the response is cut short after a first chunk.
-fn cut_short(ticket: &Ticket<'_>, word: &str) -> Reply {
+/// A scripted `transport_error`: the response is cut short after a first chunk. Its head is
+/// a scripted response's: a real `Date`, logged, unless the scenario has no clock, when it
+/// goes out without one.
+fn cut_short(ticket: &Ticket<'_>, word: &str, now: Moment) -> Reply {
     let mut response = Response::new(Body::new(FaultBody::cut_short()));
-    response.headers_mut().insert(
+    let out = response.headers_mut();
+    out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    let outcome = Outcome::status(Sent::Word("transport_error"));
+    let withheld = withhold(ticket.prepared.fault, ticket.loaded);
+    let date = (!withheld.date).then(|| set_date(out, now.wall));
+    response.extensions_mut().insert(withheld);
+    let outcome = Outcome {
+        date,
+        ..Outcome::status(Sent::Word("transport_error"))
+    };
     (
         response,
         outcome,

@@ -519,6 +519,49 @@ async fn a_transport_error_cuts_the_response_short_after_its_duration() {
     assert!(number(&log[0], "sent_ms") - number(&log[0], "arrival_ms") >= 200.0);
 }
 
+/// The head of a cut-short response follows the rule of every scripted response: a real `Date`
+/// when the scenario has a clock, which the log records, and none without one (the log's `date`
+/// was null while a `Date` went out, in both cases).
+#[tokio::test]
+async fn a_transport_errors_date_follows_the_scenario_clock_and_is_logged() {
+    let root = tiny_root();
+    root.write(
+        "fixtures/clocked.json",
+        r#"{ "scenarios": [ { "name": "clocked-transport",
+              "wall_clock_at_start": "Mon, 01 Jan 2024 12:00:00 GMT",
+              "responses": [ { "duration_s": 0, "transport_error": "network" } ] } ] }"#,
+    );
+    let server = Server::start(&root.0);
+    let date_of = |raw: &str| {
+        raw.lines().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("date")
+                .then(|| value.trim().to_string())
+        })
+    };
+    let raw = raw_exchange(
+        &server.url,
+        "GET /palettes?collection=coast&scenario=clocked-transport&run=cut-clocked HTTP/1.1\r\n\
+         Host: fixture\r\n\r\n",
+    );
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw:?}");
+    let sent = date_of(&raw).unwrap_or_else(|| panic!("no Date: {raw:?}"));
+    let log = server.log("cut-clocked").await;
+    assert_eq!(log[0]["status"], "transport_error");
+    assert_eq!(log[0]["date"], sent.as_str());
+    // tiny-transport has no `wall_clock_at_start`: no Date, and none logged.
+    let raw = raw_exchange(
+        &server.url,
+        "GET /palettes?collection=coast&scenario=tiny-transport&run=cut-clockless HTTP/1.1\r\n\
+         Host: fixture\r\n\r\n",
+    );
+    assert!(raw.starts_with("HTTP/1.1 200"), "{raw:?}");
+    assert_eq!(date_of(&raw), None, "{raw:?}");
+    let log = server.log("cut-clockless").await;
+    assert_eq!(log[0]["status"], "transport_error");
+    assert_eq!(log[0]["date"], Value::Null);
+}
+
 #[tokio::test]
 async fn a_client_that_leaves_mid_request_is_logged_without_a_status() {
     let root = tiny_root();
