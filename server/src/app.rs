@@ -20,8 +20,9 @@ use crate::palettes::{log_no_content, palettes, preflight};
 use crate::reply::{plain, set_date};
 use crate::state::{AppState, LogNote, Withheld, RUN_KEPT};
 
-/// `HEAD /palettes`: 405, as for any other method but GET and OPTIONS.
-async fn head_refused() -> Response {
+/// Any method on `/palettes` but GET and OPTIONS, HEAD included: 405, with an `Allow` that
+/// names only those two (the router's own 405 would list HEAD, which is refused too).
+async fn method_refused() -> Response {
     let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
     let allow = HeaderValue::from_static("GET,OPTIONS");
     response.headers_mut().insert(header::ALLOW, allow);
@@ -37,7 +38,10 @@ pub fn router(state: Arc<AppState>, root: &Path, mounts: &[(String, PathBuf)]) -
     let palettes = Router::new()
         .route(
             "/palettes",
-            get(palettes).head(head_refused).options(preflight),
+            get(palettes)
+                .head(method_refused)
+                .options(preflight)
+                .fallback(method_refused),
         )
         .layer(middleware::map_response(add_cors));
     let not_found = not_found.into_service();

@@ -316,6 +316,14 @@ async fn cors_headers_are_on_every_palettes_response_and_the_preflight() {
         .expect("a response");
     assert_eq!(head.status, 405);
     assert_eq!(head.header("allow"), Some("GET,OPTIONS"));
+    // Every other method's 405 names only the methods that work: HEAD is not one.
+    for method in [Method::POST, Method::PUT, Method::DELETE, Method::PATCH] {
+        let refused = send(method.clone(), &server.palettes("tiny-two", "head"), &[])
+            .await
+            .expect("a response");
+        assert_eq!(refused.status, 405, "{method}");
+        assert_eq!(refused.header("allow"), Some("GET,OPTIONS"), "{method}");
+    }
     let first = get(&server.palettes("tiny-two", "head"))
         .await
         .expect("a response");
