@@ -15,7 +15,7 @@ mod shift;
 mod state;
 
 use std::io::Write;
-use std::net::SocketAddr;
+use std::net::IpAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -189,7 +189,8 @@ async fn open_listeners(options: &Options) -> Option<(Vec<TcpListener>, Vec<Stri
     Some((listeners, origins))
 }
 
-/// Binds `host:port`; returns the listener and its URL (`http://HOST:PORT/`).
+/// Binds `host:port`; returns the listener and its URL (`http://HOST:PORT/`, with `HOST` as
+/// given and the port bound).
 async fn listen(host: &str, port: u16) -> Option<(TcpListener, String)> {
     let listener = match TcpListener::bind((host, port)).await {
         Ok(listener) => listener,
@@ -205,11 +206,19 @@ async fn listen(host: &str, port: u16) -> Option<(TcpListener, String)> {
             return None;
         }
     };
-    let url = match address {
-        SocketAddr::V4(v4) => format!("http://{}:{}/", v4.ip(), v4.port()),
-        SocketAddr::V6(v6) => format!("http://[{}]:{}/", v6.ip(), v6.port()),
-    };
-    Some((listener, url))
+    Some((listener, format!("{}/", origin(host, address.port()))))
+}
+
+/// The origin a browser names the server by when it is reached at `host` (the `--host` value)
+/// and `port`: `http://HOST:PORT`, the host as the user gave it, so that a page loaded from
+/// `http://localhost:P` finds its own origins in the policy's `connect-src`. An IP address is
+/// written as the URL standard writes it (an IPv6 one in brackets, as browsers do).
+fn origin(host: &str, port: u16) -> String {
+    match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => format!("http://{ip}:{port}"),
+        Ok(IpAddr::V6(ip)) => format!("http://[{ip}]:{port}"),
+        Err(_) => format!("http://{host}:{port}"),
+    }
 }
 
 /// `path` relative to `root` when it is inside it (for messages), else as given.
@@ -241,5 +250,20 @@ async fn shutdown_signal() {
     tokio::select! {
         () = ctrl_c => {}
         () = terminate => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::origin;
+
+    #[test]
+    fn an_origin_names_the_host_as_given_and_brackets_ipv6() {
+        assert_eq!(origin("localhost", 8080), "http://localhost:8080");
+        assert_eq!(origin("127.0.0.1", 1), "http://127.0.0.1:1");
+        assert_eq!(origin("0.0.0.0", 2), "http://0.0.0.0:2");
+        assert_eq!(origin("::1", 3), "http://[::1]:3");
+        assert_eq!(origin("0:0::1", 4), "http://[::1]:4");
+        assert_eq!(origin("fixture.test", 5), "http://fixture.test:5");
     }
 }

@@ -428,6 +428,27 @@ async fn the_second_origin_shares_the_runs_and_the_policy_names_both_origins() {
     assert!(!csp.contains("unsafe-inline"), "{csp}");
 }
 
+/// A server started on `--host localhost` names itself by that host, in its startup lines and in
+/// the policy's `connect-src`, so that a page loaded from `http://localhost:P` may fetch from the
+/// second origin; both named `http://127.0.0.1:P`, which such a page's policy did not cover.
+#[tokio::test]
+async fn the_origins_name_the_host_as_given() {
+    let root = tiny_root();
+    let server = Server::start_on("localhost", &root.0, &["--second-port", "0"]);
+    let second = server.second.clone().expect("a second origin");
+    for url in [&server.url, &second] {
+        assert!(url.starts_with("http://localhost:"), "{url}");
+    }
+    let page = get(&server.at("/")).await.expect("the page");
+    let csp = page.header("content-security-policy").expect("a CSP");
+    let connect = format!(
+        "connect-src 'self' {} {};",
+        server.url.trim_end_matches('/'),
+        second.trim_end_matches('/')
+    );
+    assert!(csp.contains(&connect), "{csp} lacks {connect}");
+}
+
 /// How long `/away` waits for a run's request to arrive before it sends the page anyway.
 const AWAY_WAIT: Duration = Duration::from_secs(10);
 

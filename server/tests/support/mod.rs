@@ -147,10 +147,21 @@ impl Server {
 
     /// Starts it with extra arguments; with `--second-port`, reads the second origin too.
     pub fn start_with(root: &Path, extra: &[&str]) -> Server {
+        let server = Server::start_on("127.0.0.1", root, extra);
+        assert!(
+            server.url.starts_with("http://127.0.0.1:"),
+            "{}",
+            server.url
+        );
+        server
+    }
+
+    /// Starts it on `host` (`--host`) with extra arguments.
+    pub fn start_on(host: &str, root: &Path, extra: &[&str]) -> Server {
         let scratch = TempDir::new();
         let stderr = scratch.0.join("stderr.log");
         let mut child = Command::new(env!("CARGO_BIN_EXE_fixture-server"))
-            .args(["--host", "127.0.0.1", "--port", "0", "--root"])
+            .args(["--host", host, "--port", "0", "--root"])
             .arg(root)
             .args(extra)
             .env_remove("PORT")
@@ -176,10 +187,7 @@ impl Server {
                 std::fs::read_to_string(&stderr).unwrap_or_default()
             );
         };
-        assert!(
-            url.starts_with("http://127.0.0.1:") && url.ends_with('/'),
-            "{url}"
-        );
+        assert!(url.starts_with("http://") && url.ends_with('/'), "{url}");
         let second = extra.contains(&"--second-port").then(|| {
             let mut line = String::new();
             stdout.read_line(&mut line).expect("a second line");
