@@ -125,17 +125,34 @@ fn refuse<T>(problems: &[String], whose: &str) -> Option<T> {
     None
 }
 
-/// Warns about files under `root` without which the page cannot work.
-/// Whether every `--mount` names a folder under the root; says which do not.
+/// Whether every `--mount` names a folder under the root, links followed (the command line
+/// only saw its path: a link inside the root may lead out of it); says which do not.
 fn mounts_are_folders(options: &Options) -> bool {
     let mut all = true;
+    let root = std::fs::canonicalize(&options.root);
     for (prefix, dir) in &options.mounts {
         let folder = options.root.join(dir);
-        if !folder.is_dir() {
+        let problem = if folder.is_dir() {
+            let resolved = root.as_ref().map_err(ToString::to_string).and_then(|root| {
+                let real = std::fs::canonicalize(&folder).map_err(|e| e.to_string())?;
+                Ok((real.starts_with(root), real))
+            });
+            match resolved {
+                Ok((true, _)) => None,
+                Ok((false, real)) => Some(format!(
+                    "{} leads to {}, outside the root",
+                    folder.display(),
+                    real.display()
+                )),
+                Err(e) => Some(format!("{} cannot be resolved: {e}", folder.display())),
+            }
+        } else {
+            Some(format!("{} is not a folder", folder.display()))
+        };
+        if let Some(problem) = problem {
             eprintln!(
-                "fixture-server: --mount {prefix}={}: {} is not a folder; refusing to start",
-                dir.display(),
-                folder.display()
+                "fixture-server: --mount {prefix}={}: {problem}; refusing to start",
+                dir.display()
             );
             all = false;
         }
@@ -143,6 +160,7 @@ fn mounts_are_folders(options: &Options) -> bool {
     all
 }
 
+/// Warns about files under `root` without which the page cannot work.
 fn warn_missing(root: &std::path::Path) {
     for (path, hint) in [
         ("www/index.html", "the page will not load"),

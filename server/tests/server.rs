@@ -940,6 +940,25 @@ fn a_mount_that_is_not_a_folder_stops_the_server_from_starting() {
     }
 }
 
+/// A `--mount` folder is inside the root once links are followed: a link inside the root that
+/// leads out of it is refused at the start, where it served what it led to.
+#[cfg(unix)]
+#[test]
+fn a_mount_that_links_out_of_the_root_stops_the_server_from_starting() {
+    let root = tiny_root();
+    let outside = TempDir::new();
+    outside.write("elsewhere.txt", SECRET);
+    std::os::unix::fs::symlink(&outside.0, root.0.join("link")).expect("a link");
+    std::os::unix::fs::symlink(root.0.join("www"), root.0.join("inner")).expect("a link");
+    let (ok, _, stderr) = support::refusal(&root.0, &["--mount", "/x=link"]);
+    assert!(!ok);
+    assert!(stderr.contains("--mount /x=link: "), "{stderr}");
+    assert!(stderr.contains("outside the root"), "{stderr}");
+    // A link that stays inside the root is a folder like any other.
+    let server = Server::start_with(&root.0, &["--mount", "/y=inner"]);
+    drop(server);
+}
+
 #[test]
 fn a_missing_fixtures_folder_stops_the_server_from_starting() {
     let root = TempDir::new();
