@@ -1,9 +1,10 @@
 //! The command line, read with clap: where to listen and what to serve.
 
+use std::net::ToSocketAddrs;
 use std::path::{Component, PathBuf};
 use std::time::Duration;
 
-use clap::builder::NonEmptyStringValueParser;
+use clap::builder::{NonEmptyStringValueParser, TypedValueParser};
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
 
@@ -15,7 +16,7 @@ use clap::{CommandFactory, Parser};
 #[command(name = "fixture-server", args_override_self = true)]
 struct Args {
     /// Address to listen on.
-    #[arg(long, value_name = "HOST", default_value = "127.0.0.1", value_parser = NonEmptyStringValueParser::new())]
+    #[arg(long, value_name = "HOST", default_value = "127.0.0.1", value_parser = NonEmptyStringValueParser::new().try_map(resolvable))]
     host: String,
     /// Port to listen on; 0 picks a free one [default: $PORT, else 8080].
     #[arg(long, value_name = "PORT", value_parser = port_number)]
@@ -138,6 +139,16 @@ where
         mounts: args.mounts,
         header_timeout: args.header_timeout,
     })
+}
+
+/// `--host`: a name or address that resolves to at least one address to listen on, so that a
+/// bad one is a usage error (exit 2) before anything is loaded, not a failure to listen.
+fn resolvable(text: String) -> Result<String, String> {
+    match (text.as_str(), 0).to_socket_addrs() {
+        Ok(addresses) if addresses.len() > 0 => Ok(text),
+        Ok(_) => Err(format!("{text} resolves to no address")),
+        Err(e) => Err(format!("{text} does not resolve to an address: {e}")),
+    }
 }
 
 /// `text` as a port number.
@@ -409,6 +420,11 @@ mod tests {
             (&["--verbose"], ErrorKind::UnknownArgument, "'--verbose'"),
             (&["extra"], ErrorKind::UnknownArgument, "'extra'"),
             (&["--host", ""], ErrorKind::InvalidValue, "--host <HOST>"),
+            (
+                &["--host", "999.1.1.1"],
+                ErrorKind::ValueValidation,
+                "'999.1.1.1' for '--host <HOST>'",
+            ),
             (&["--root="], ErrorKind::InvalidValue, "--root <ROOT>"),
             (
                 &["--faults", ""],
