@@ -531,7 +531,12 @@ fn check_header(key: &str, value: &str) -> Result<(HeaderName, String), &'static
                     the body it sends; it cannot be scripted",
         );
     }
-    HeaderValue::from_str(value)
-        .map_err(|_| "not a valid HTTP header value (visible ASCII, spaces and tabs only)")?;
+    // `HeaderValue` takes bytes above 0x7f too (obsolete text), so a value outside ASCII would
+    // go out as raw UTF-8 bytes, which each client decodes its own way.
+    let invalid = "not a valid HTTP header value (visible ASCII, spaces and tabs only)";
+    if !value.is_ascii() {
+        return Err(invalid);
+    }
+    HeaderValue::from_str(value).map_err(|_| invalid)?;
     Ok((name, value.to_string()))
 }

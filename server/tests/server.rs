@@ -908,6 +908,23 @@ async fn a_status_without_content_goes_out_without_content_headers() {
     }
 }
 
+/// A header value is visible ASCII, spaces and tabs, as the refusal says: one outside ASCII
+/// (`café`) is refused at the start, where it went out as raw UTF-8 bytes.
+#[test]
+fn a_header_value_outside_ascii_stops_the_server_from_starting() {
+    let root = TempDir::new();
+    let scenario = json!({ "scenarios": [{ "name": "accented", "responses": [
+        { "duration_s": 1, "status": 200, "headers": { "X-Name": "café" } }
+    ] }] });
+    root.write("fixtures/accented.json", scenario.to_string());
+    let (ok, stdout, stderr) = refusal(&root);
+    assert!(!ok);
+    assert_eq!(stdout, "");
+    let field = "accented.json: scenario \"accented\", field `responses[0].headers.X-Name`: \
+                 not a valid HTTP header value (visible ASCII, spaces and tabs only)";
+    assert!(stderr.contains(field), "{stderr}");
+}
+
 /// Whatever is named `*.json` in the fixtures folder is read: a link to nowhere is an unreadable
 /// file, not skipped unseen.
 #[cfg(unix)]
