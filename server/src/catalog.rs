@@ -124,7 +124,8 @@ pub enum PreparedReply {
     Http {
         /// The status, a final one.
         status: StatusCode,
-        /// The headers in scripted order; each name and value can be sent.
+        /// The headers in the order of their names as written (the model's loader keeps
+        /// them sorted so); each name and value can be sent.
         headers: Vec<(HeaderName, String)>,
         /// The body, encoded as JSON, if scripted.
         body: Option<Vec<u8>>,
