@@ -352,7 +352,13 @@ function printTable(results) {
 async function main() {
   mkdirSync(out, { recursive: true });
   const server = await startFixtureServer();
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  let browser;
+  try {
+    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  } catch (error) {
+    server.child.kill();
+    throw error;
+  }
   let dev = null;
   const ctx = {
     base: server.base,
