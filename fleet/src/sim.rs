@@ -745,6 +745,53 @@ mod tests {
         assert_eq!(order, expected);
     }
 
+    /// Rule 17 through the whole simulation: a block that arrives at the instant of a timer is
+    /// taken first. One page of six widgets, a window of one request per 2 s, dates in
+    /// `Retry-After`, every trip exactly 100 ms, a service that answers two a second: all six
+    /// reach it at 0.05 and are answered at 0.05, 0.55, ..., 2.55.
+    ///
+    /// Widget 0 is admitted. Widget 1, answered at 0.55 with the date 2 and a `Date` of second 0,
+    /// waits 2 s from its receipt at 0.6, until 2.6, and tells the page. Widgets 2 and 3, answered
+    /// in second 1, wait until 2.6 as they were told. Widget 4 opens the next window at 2.05.
+    /// Widget 5, answered at 2.55 with the date 4 and a `Date` of second 2, reads its 429 at 2.6
+    /// (a block until 4.6), the instant the others' waits end: they must hear it before they
+    /// send, and none sends before 4.6. Here the answer was queued before the timers, as well
+    /// as taken before them; `at_one_instant_the_queue_gives_answers_before_timers` holds the
+    /// order where a timer was queued first, a tie that whole-second dates and fixed trips did
+    /// not produce in any of some 16,000 small runs searched for one.
+    #[test]
+    fn a_block_at_the_instant_of_a_timer_is_taken_before_it() {
+        let s = Scenario {
+            pages: 1,
+            widgets: 6,
+            limiter: Limiter::Window {
+                limit: 1,
+                window_s: 2,
+            },
+            retry_after: RetryAfterMode::Date,
+            serve: 2,
+            ..two_pages()
+        };
+        let ours = Kind::Ours {
+            policy: Policy::new(),
+            share: true,
+        };
+        let (mut sent, mut told) = (Vec::new(), Vec::new());
+        run_observed(&s, ours, &[0], |note| match note {
+            Note::Sent { widget, at } => sent.push((widget, at)),
+            Note::Told { widget, at, until } => told.push((widget, at, until)),
+            Note::Stopped { .. } => {}
+        });
+        let ms = |n: u64| n * 1_000_000;
+        for widget in 1..=3 {
+            let heard = (widget, ms(2600), ms(4600));
+            assert!(told.contains(&heard), "{widget}: {told:?}");
+            // Its second request: when the block it heard at 2.6 ends, not at 2.6.
+            let second = sent.iter().filter(|&&(w, _)| w == widget).nth(1);
+            assert_eq!(second, Some(&(widget, ms(4600))), "{sent:?}");
+        }
+    }
+
     /// Pages spread over half a second arrive across it, not all at once.
     #[test]
     fn pages_arrive_over_a_fraction_of_a_second() {
