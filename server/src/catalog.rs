@@ -456,10 +456,14 @@ fn simulate_receipts(scenario: &Scenario) -> Result<BTreeMap<u32, Duration>, Str
     Ok(receipts)
 }
 
-/// The final statuses whose responses never carry content (RFC 9110, sections 15.3.5 and
-/// 15.4.5): a scripted body there could not be sent, and its `Content-Length` and
+/// The final statuses whose responses never carry content (RFC 9110, sections 15.3.5, 15.3.6
+/// and 15.4.5): a scripted body there could not be sent, and its `Content-Length` and
 /// `Content-Type` would describe bytes that never come.
-const NO_CONTENT: [StatusCode; 2] = [StatusCode::NO_CONTENT, StatusCode::NOT_MODIFIED];
+const NO_CONTENT: [StatusCode; 3] = [
+    StatusCode::NO_CONTENT,
+    StatusCode::RESET_CONTENT,
+    StatusCode::NOT_MODIFIED,
+];
 
 /// Scripted response `i` of scenario `name`, checked to be servable (a final status, no body
 /// where the status carries none, headers that can be sent) and encoded.
