@@ -63,16 +63,19 @@ fn timed_runs(scenario: &Scenario) -> (Fleet, Vec<Timing>) {
 /// The CPU time the calling thread has used so far.
 #[cfg(unix)]
 fn thread_cpu() -> Option<Duration> {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes one timespec through the pointer, to a local that outlives
-    // the call, and reads nothing through it.
-    let status = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    // Uninitialised rather than built field by field: on some targets `timespec` has private
+    // padding.
+    let mut t = std::mem::MaybeUninit::<libc::timespec>::uninit();
+    // SAFETY: clock_gettime writes one whole timespec through the pointer, to a local that
+    // outlives the call, and reads nothing through it.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, t.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: it returned 0, so it wrote the timespec.
+    let t = unsafe { t.assume_init() };
     let seconds = u64::try_from(t.tv_sec).ok()?;
     let nanos = u32::try_from(t.tv_nsec).ok()?;
-    (status == 0).then(|| Duration::new(seconds, nanos))
+    Some(Duration::new(seconds, nanos))
 }
 
 #[cfg(not(unix))]
