@@ -103,7 +103,7 @@ function showTable(result) {
     th.scope = "row";
     tr.append(th, ...result.policies.map((p) => {
       const td = text("td", write(at(p, path), p));
-      Object.assign(td.dataset, { field: path, policy: p.policy, value: String(at(p, path)) });
+      Object.assign(td.dataset, { field: path, policy: p.policy, value: String(at(p, path) ?? null) });
       return td;
     }));
     return tr;

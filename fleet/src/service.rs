@@ -57,8 +57,9 @@ pub struct Answer {
     pub status: u16,
     /// Its `Date` header: the second of the service's clock in which it answered, counted from
     /// the service's time zero ([`EPOCH_UNIX_S`]). An HTTP date has no finer part, so a client
-    /// that reads a `Retry-After` date against it (ours, by rule 7) reads a wait up to a second
-    /// longer than one that reads the same date against an exact clock.
+    /// that reads a `Retry-After` date against it (ours, by rule 7) reads a delay up to a second
+    /// longer than the date is from the answer, and counts it from the receipt, after the
+    /// answer's trip back.
     pub date: u32,
     /// The header, kept as what it says rather than as text: a run answers millions of 429s,
     /// and only the client that receives one needs it written out.

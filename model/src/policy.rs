@@ -572,8 +572,10 @@ impl<'de> Deserialize<'de> for Whole {
 /// A scenario's numbers are kept as written (`arbitrary_precision`), and one whose meaning its
 /// `f64` loses is refused here, as it was written: a number that is not zero but would read as
 /// zero (`1e-400`, `-1e-400`), and, where a whole number is expected, one whose fraction would
-/// be lost (`200.0000000000000001`). Rounding any other number to the nearest `f64` changes
-/// nothing that is kept (times are kept to the nanosecond).
+/// be lost (`200.0000000000000001`). Any other number is read as the nearest `f64`, as
+/// JavaScript reads it: to the nanosecond for a time under about 104 days (2^53 ns), to the
+/// unit for a count under 2^53, and a draw written just under 1 that rounds to 1 is refused as
+/// 1, outside [0, 1).
 fn deserialize_number<'de, D: Deserializer<'de>>(
     deserializer: D,
     expecting: &'static str,
