@@ -107,6 +107,9 @@ pub struct ScenarioError {
     pub field: String,
     /// What is wrong.
     pub message: String,
+    /// Whether it is the file as a whole that is wrong (`scenario` is then the file's name), so
+    /// that it is not called a scenario.
+    pub whole_file: bool,
 }
 
 impl ScenarioError {
@@ -115,10 +118,20 @@ impl ScenarioError {
             scenario: scenario.into(),
             field: field.into(),
             message: message.into(),
+            whole_file: false,
         }
     }
 
-    /// The error as one sentence: `scenario "s", field `f`: message` (what `Display` prints).
+    /// An error about the file `source` as a whole: unreadable JSON, or no scenario list.
+    fn of_file(source: &str, field: &str, message: impl Into<String>) -> ScenarioError {
+        ScenarioError {
+            whole_file: true,
+            ..ScenarioError::new(source, field, message)
+        }
+    }
+
+    /// The error as one sentence: `scenario "s", field `f`: message`, or `file "f.json": ...`
+    /// (what `Display` prints).
     pub fn describe(&self) -> String {
         self.to_string()
     }
@@ -126,7 +139,8 @@ impl ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "scenario \"{}\"", self.scenario)?;
+        let subject = if self.whole_file { "file" } else { "scenario" };
+        write!(f, "{subject} \"{}\"", self.scenario)?;
         if !self.field.is_empty() {
             write!(f, ", field `{}`", self.field)?;
         }
@@ -226,7 +240,7 @@ pub fn parse_file(
     text: &str,
 ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
     let doc: Value = serde_json::from_str(text)
-        .map_err(|e| ScenarioError::new(source, "", format!("malformed JSON: {e}")))?;
+        .map_err(|e| ScenarioError::of_file(source, "", format!("malformed JSON: {e}")))?;
     read_document(source, &doc, &repeated_keys(text))
 }
 
@@ -282,7 +296,7 @@ fn scenario_list<'d>(
     doc: &'d Value,
     repeated: &[Vec<Step>],
 ) -> Result<&'d Vec<Value>, ScenarioError> {
-    let file_error = |field: &str, message: String| ScenarioError::new(source, field, message);
+    let file_error = |field: &str, message: String| ScenarioError::of_file(source, field, message);
     let Value::Object(members) = doc else {
         let found = json_type(doc);
         return Err(file_error(
@@ -291,7 +305,11 @@ fn scenario_list<'d>(
         ));
     };
     if let Some(path) = repeated.iter().find(|path| in_scenario(path).is_none()) {
-        return Err(given_twice(source, path));
+        let twice = given_twice(source, path);
+        return Err(ScenarioError {
+            whole_file: true,
+            ..twice
+        });
     }
     if let Some(key) = members.keys().find(|k| *k != "scenarios") {
         return Err(file_error(key, "unknown field".into()));

@@ -76,6 +76,7 @@ pub fn run(scenario: &Scenario) -> Result<Action, ScenarioError> {
                 scenario: scenario.name.clone(),
                 field: ["policy.", e.field()].concat(),
                 message: e.message().into(),
+                whole_file: false,
             },
         )?;
     // A user who leaves at the press while the origin is blocked (the first decision is not a
@@ -225,6 +226,7 @@ impl Script<'_> {
             scenario: self.scenario.name.clone(),
             field: "responses".into(),
             message: format!("attempt {attempt} needs a response, but only {listed} are listed"),
+            whole_file: false,
         }
     }
 }

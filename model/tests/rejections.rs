@@ -913,6 +913,7 @@ fn a_key_given_twice_outside_the_scenarios_rejects_the_file() {
         "\"scenarios\" is given more than once",
     )
     .unwrap_or_else(|e| panic!("{e}"));
+    assert!(error.whole_file, "called a file: {error}");
 }
 
 #[test]
@@ -984,6 +985,11 @@ fn a_file_that_is_not_a_scenario_file_is_rejected_under_its_own_name() {
             Err(e) => {
                 if let Err(problem) = check_error(what, &e, SOURCE, field, keyword) {
                     failures.push(problem);
+                }
+                // Called a file, not a scenario.
+                let subject = format!("file \"{SOURCE}\"");
+                if !e.whole_file || !e.to_string().starts_with(&subject) {
+                    failures.push(format!("{what}: not called a file: {e}"));
                 }
                 // The same verdict from an already-parsed document, when it is JSON at all.
                 if let Ok(doc) = serde_json::from_str::<Value>(text) {

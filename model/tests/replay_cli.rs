@@ -249,6 +249,9 @@ fn an_unreadable_or_malformed_file_is_reported_under_its_name_and_the_others_sti
     assert_rejection(list.last().expect("entries"), MISSING, "", "cannot read");
     let err = stderr(&out);
     assert!(err.contains(MALFORMED) && err.contains(MISSING), "{err}");
+    // A file that is not JSON is called a file, not a scenario.
+    let said = format!("replay: file \"{MALFORMED}\": malformed JSON");
+    assert!(err.contains(&said), "{err}");
 }
 
 #[test]
