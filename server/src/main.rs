@@ -15,7 +15,7 @@ mod shift;
 mod state;
 
 use std::io::Write;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Instant;
@@ -224,17 +224,25 @@ async fn listen(host: &str, port: u16) -> Option<(TcpListener, String)> {
             return None;
         }
     };
-    Some((listener, format!("{}/", origin(host, address.port()))))
+    Some((listener, format!("{}/", origin(host, address))))
 }
 
 /// The origin a browser names the server by when it is reached at `host` (the `--host` value)
-/// and `port`: `http://HOST:PORT`, the host as the user gave it, so that a page loaded from
-/// `http://localhost:P` finds its own origins in the policy's `connect-src`. An IP address is
-/// written as the URL standard writes it (an IPv6 one in brackets, as browsers do).
-fn origin(host: &str, port: u16) -> String {
+/// and bound at `address`: `http://HOST:PORT`, the host as the user gave it, so that a page
+/// loaded from `http://localhost:P` finds its own origins in the policy's `connect-src`. An IP
+/// address is written as the URL standard writes it (an IPv6 one in brackets, as browsers do),
+/// a shorthand IPv4 one (`127.1`, `0x7f.1`) included: a browser reads a host whose last label
+/// is a number as IPv4 and writes it in full, so it is written as the address it was bound to.
+fn origin(host: &str, address: SocketAddr) -> String {
+    let port = address.port();
+    let last = host.rsplit('.').next().unwrap_or(host);
+    let hex = last.strip_prefix("0x").or_else(|| last.strip_prefix("0X"));
+    let numeric = !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit())
+        || hex.is_some_and(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
     match host.parse::<IpAddr>() {
         Ok(IpAddr::V4(ip)) => format!("http://{ip}:{port}"),
         Ok(IpAddr::V6(ip)) => format!("http://[{ip}]:{port}"),
+        Err(_) if numeric && address.is_ipv4() => format!("http://{}:{port}", address.ip()),
         Err(_) => format!("http://{host}:{port}"),
     }
 }
@@ -274,14 +282,23 @@ async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::origin;
+    use std::net::SocketAddr;
 
     #[test]
     fn an_origin_names_the_host_as_given_and_brackets_ipv6() {
-        assert_eq!(origin("localhost", 8080), "http://localhost:8080");
-        assert_eq!(origin("127.0.0.1", 1), "http://127.0.0.1:1");
-        assert_eq!(origin("0.0.0.0", 2), "http://0.0.0.0:2");
-        assert_eq!(origin("::1", 3), "http://[::1]:3");
-        assert_eq!(origin("0:0::1", 4), "http://[::1]:4");
-        assert_eq!(origin("fixture.test", 5), "http://fixture.test:5");
+        let at = |ip: &str, port| SocketAddr::new(ip.parse().expect("an address"), port);
+        let local = |port| at("127.0.0.1", port);
+        assert_eq!(origin("localhost", local(8080)), "http://localhost:8080");
+        assert_eq!(origin("127.0.0.1", local(1)), "http://127.0.0.1:1");
+        assert_eq!(origin("0.0.0.0", at("0.0.0.0", 2)), "http://0.0.0.0:2");
+        assert_eq!(origin("::1", at("::1", 3)), "http://[::1]:3");
+        assert_eq!(origin("0:0::1", at("::1", 4)), "http://[::1]:4");
+        assert_eq!(origin("fixture.test", local(5)), "http://fixture.test:5");
+        // Shorthand IPv4, as a browser writes it.
+        assert_eq!(origin("127.1", local(6)), "http://127.0.0.1:6");
+        assert_eq!(origin("0x7f.1", local(7)), "http://127.0.0.1:7");
+        assert_eq!(origin("2130706433", local(8)), "http://127.0.0.1:8");
+        // A name whose last label has letters is a name.
+        assert_eq!(origin("host.x1", local(9)), "http://host.x1:9");
     }
 }
