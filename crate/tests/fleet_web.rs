@@ -57,7 +57,7 @@ fn expected(e: &Expect) -> Vec<(&'static str, Option<f64>)> {
     let s = |ms: u64| ms as f64 / 1000.0;
     // Rounded half up to six places, as the report writes it.
     let share = ((e.refused * 2_000_000 + e.requests) / (e.requests * 2).max(1)) as f64 / 1e6;
-    let mut figures = vec![
+    let figures = [
         ("requests", e.requests as f64),
         ("share_429", share),
         ("peak_per_s", e.peak_per_s as f64),
@@ -67,19 +67,17 @@ fn expected(e: &Expect) -> Vec<(&'static str, Option<f64>)> {
         ("requests_after_outcome", e.after_outcome as f64),
         ("early_sends", 0.0),
     ];
-    if e.with_data == 0 {
-        return (figures.into_iter().map(|(path, v)| (path, Some(v))))
-            .chain([("time_to_data_s", None)])
-            .collect();
-    }
-    figures.extend([
-        ("time_to_data_s.p50", s(e.to_data_ms[0])),
-        ("time_to_data_s.p95", s(e.to_data_ms[1])),
-        ("time_to_data_s.max", s(e.to_data_ms[2])),
-    ]);
-    figures
-        .into_iter()
-        .map(|(path, v)| (path, Some(v)))
+    let times = if e.with_data == 0 {
+        vec![("time_to_data_s", None)]
+    } else {
+        vec![
+            ("time_to_data_s.p50", Some(s(e.to_data_ms[0]))),
+            ("time_to_data_s.p95", Some(s(e.to_data_ms[1]))),
+            ("time_to_data_s.max", Some(s(e.to_data_ms[2]))),
+        ]
+    };
+    (figures.into_iter().map(|(path, v)| (path, Some(v))))
+        .chain(times)
         .collect()
 }
 

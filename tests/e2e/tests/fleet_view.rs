@@ -226,14 +226,10 @@ impl Written {
 }
 
 /// `value`, a decimal of at most nine places (seconds from nanoseconds; shares and means to
-/// six), rounded half up to `places` (1 or 2), as the fleet command writes its table: the tie
-/// 2.625 is 2.63, where `{:.2}` writes 2.62.
-fn half_up(value: f64, places: i32) -> String {
-    // In billionths, exactly; then the digits kept, with a half of the first dropped added.
-    let billionths = (value * 1e9).round() as i64;
-    let unit = 10i64.pow(9 - places as u32);
-    let kept = (billionths + unit / 2) / unit;
-    format!("{:.*}", places as usize, kept as f64 / 10f64.powi(places))
+/// six), rounded half up to `places` (1 or 2), as the fleet command writes its table (the
+/// library's own `fixed`): the tie 2.625 is 2.63, where `{:.2}` writes 2.62.
+fn half_up(value: f64, places: u32) -> String {
+    fleet::report::fixed(value, places)
 }
 
 #[test]
